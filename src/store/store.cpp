@@ -195,12 +195,20 @@ Expected<bool> Store::put_run(const RunKey& key, const RunResult& result) {
   IG_RETURN_IF_ERROR(r.bind(8, result.repro).bind(9, result.seconds).run());
   if (sqlite3_changes(db_) == 0) return false;
   const int64_t run_id = sqlite3_last_insert_rowid(db_);
+  IG_RETURN_IF_ERROR(write_outputs(run_id, result.trace, false));
+  IG_RETURN_IF_ERROR(write_outputs(run_id, result.outputs, true));
+  IG_RETURN_IF_ERROR(tx.commit());
+  return true;
+}
+
+Status Store::write_outputs(int64_t run_id, const std::vector<TracedTensor>& tensors,
+                            bool is_output) {
   sql::Stmt o(db_,
               "INSERT INTO node_outputs(run, node_index, value, node, op_type, hash, dtype, "
               "shape, is_output, min, max, mean, nan_count, inf_count) "
               "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
               "ON CONFLICT(run, value) DO UPDATE SET is_output = is_output OR excluded.is_output");
-  auto write = [&](const TracedTensor& t, bool is_output) -> Status {
+  for (const auto& t : tensors) {
     const Stats s = summarize(t.tensor);
     o.reset();
     o.bind(1, run_id).bind(2, t.node_index).bind(3, t.value).bind(4, t.node).bind(5, t.op_type);
@@ -211,12 +219,15 @@ Expected<bool> Store::put_run(const RunKey& key, const RunResult& result) {
     bind_real_or_null(o, 12, s.mean);
     IG_RETURN_IF_ERROR(o.bind(13, s.nan).bind(14, s.inf).run());
     if (t.tensor.defined()) IG_RETURN_IF_ERROR(put_tensor(t.tensor));
-    return Status::Ok();
-  };
-  for (const auto& t : result.trace) IG_RETURN_IF_ERROR(write(t, false));
-  for (const auto& t : result.outputs) IG_RETURN_IF_ERROR(write(t, true));
-  IG_RETURN_IF_ERROR(tx.commit());
-  return true;
+  }
+  return Status::Ok();
+}
+
+Status Store::add_trace(int64_t run, const std::vector<TracedTensor>& trace) {
+  sql::Transaction tx(db_);
+  IG_RETURN_IF_ERROR(tx.status());
+  IG_RETURN_IF_ERROR(write_outputs(run, trace, false));
+  return tx.commit();
 }
 
 Expected<int64_t> Store::count(const std::string& table) const {

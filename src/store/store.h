@@ -51,6 +51,7 @@ struct StoredOutput {
   std::string value, node, op_type;
   TensorKey tensor;
   bool is_output = false;
+  int64_t nan_count = 0, inf_count = 0;
 };
 
 struct StoredNode {
@@ -96,6 +97,10 @@ class Store {
   // Writes the run, its node outputs and their tensors in one transaction. Returns false (and
   // writes nothing) when a run with this key is already stored.
   Expected<bool> put_run(const RunKey& key, const RunResult& result);
+  // Adds per-node outputs to a stored run (one transaction): a campaign captures graph outputs
+  // first and reruns only the runs whose divergence it must locate with every layer. Values
+  // already recorded for the run keep their row.
+  Status add_trace(int64_t run, const std::vector<TracedTensor>& trace);
 
   Expected<std::vector<StoredHost>> hosts() const;
   struct PlatformRow {
@@ -121,6 +126,7 @@ class Store {
   Store() = default;
   Status exec(const std::string& sql) const;
   Status put_tensor(const Tensor& t);
+  Status write_outputs(int64_t run, const std::vector<TracedTensor>& tensors, bool is_output);
   sqlite3* db_ = nullptr;
   std::string path_;
 };

@@ -157,7 +157,8 @@ Expected<StoredRun> Store::run(int64_t id) const {
 Expected<std::vector<StoredOutput>> Store::outputs(int64_t run) const {
   std::vector<StoredOutput> out;
   sql::Stmt st(db_,
-               "SELECT node_index, value, node, op_type, hash, dtype, shape, is_output FROM "
+               "SELECT node_index, value, node, op_type, hash, dtype, shape, is_output, nan_count, "
+               "inf_count FROM "
                "node_outputs WHERE run = ? ORDER BY node_index, rowid");
   st.bind(1, run);
   while (st.step()) {
@@ -171,6 +172,8 @@ Expected<std::vector<StoredOutput>> Store::outputs(int64_t run) const {
     IG_ASSIGN_OR_RETURN(o.tensor.dtype, parse_dtype(st.text(5)));
     IG_ASSIGN_OR_RETURN(o.tensor.shape, parse_shape_json(st.text(6)));
     o.is_output = st.integer(7) != 0;
+    o.nan_count = st.integer(8);
+    o.inf_count = st.integer(9);
     out.push_back(std::move(o));
   }
   IG_RETURN_IF_ERROR(st.status());

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "model/onnx_model.h"
 #include "store/fingerprint.h"
@@ -179,6 +181,15 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
       inputs.push_back(std::move(sets));
       continue;
     }
+    if (options.model_inputs) {
+      IG_ASSIGN_OR_RETURN(auto own, options.model_inputs(path, models.back().model));
+      if (!own.empty()) {
+        IG_ASSIGN_OR_RETURN(auto in, register_input(store, models.back().model, own, options.seed));
+        sets.push_back(std::move(in));
+        inputs.push_back(std::move(sets));
+        continue;
+      }
+    }
     for (int i = 0; i < options.input_sets; ++i) {
       IG_ASSIGN_OR_RETURN(auto in, register_input(store, models.back().model, options.input_files,
                                                   options.seed + static_cast<uint64_t>(i)));
@@ -202,30 +213,55 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
   summary.oracle = oracle;
   StudyProgress pr;
   pr.total = summary.total = static_cast<int64_t>(jobs.size());
-  for (const auto& job : jobs) {
-    const RunKey key{job.model->hash, job.input->hash, job.platform, host.id, job.repetition};
-    IG_ASSIGN_OR_RETURN(bool stored, store.has_run(key));
-    if (stored) {
-      ++pr.skipped;
-    } else {
-      // Each repetition after the first starts from a fresh worker process.
-      if (job.repetition > 0) pool.restart(job.platform);
-      RunRequest req;
-      req.platform = job.platform;
-      req.model_path = job.model->path;
-      req.inputs = job.input->feeds;
-      req.capture.all_layers = options.all_layers;
-      RunResult result = pool.run(req);
-      attribute_outputs(job.model->model, result);
-      IG_ASSIGN_OR_RETURN(bool written, store.put_run(key, result));
+  // Workers run jobs; `mu` guards the store (one SQLite connection: a transaction must not
+  // interleave with another thread's), the progress counters and the next job index.
+  std::mutex mu;
+  size_t next = 0;
+  Status failed;
+  auto work = [&] {
+    for (;;) {
+      std::unique_lock lock(mu);
+      if (next >= jobs.size() || !failed.ok()) return;
+      const Job& job = jobs[next++];
+      const RunKey key{job.model->hash, job.input->hash, job.platform, host.id, job.repetition};
+      auto stored = store.has_run(key);
+      if (!stored.ok()) {
+        failed = stored.status();
+        return;
+      }
+      bool written = false;
+      if (!*stored) {
+        lock.unlock();
+        // Each repetition after the first starts from a fresh worker process.
+        if (job.repetition > 0) pool.restart(job.platform);
+        RunRequest req;
+        req.platform = job.platform;
+        req.model_path = job.model->path;
+        req.inputs = job.input->feeds;
+        req.capture.all_layers = options.all_layers;
+        RunResult result = pool.run(req);
+        attribute_outputs(job.model->model, result);
+        lock.lock();
+        auto w = store.put_run(key, result);
+        if (!w.ok()) {
+          failed = w.status();
+          return;
+        }
+        written = *w;
+        if (written) ++summary.verdicts[result.verdict];
+      }
       // Another process may have written the same run meanwhile; it then counts as skipped.
       ++(written ? pr.executed : pr.skipped);
-      if (written) ++summary.verdicts[result.verdict];
+      ++pr.done;
+      pr.current = job.platform;
+      if (progress) progress(pr);
     }
-    ++pr.done;
-    pr.current = job.platform;
-    if (progress) progress(pr);
-  }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < std::max(1, options.jobs); ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  IG_RETURN_IF_ERROR(failed);
   summary.executed = pr.executed;
   summary.skipped = pr.skipped;
   return summary;

@@ -27,6 +27,14 @@ struct StudyOptions {
   int repeat = 1;
   bool all_layers = true;
   std::string host_tag;
+  // Jobs in flight at once (coordinator threads); jobs on one platform still run one at a time in
+  // that platform's worker, so more than the number of platforms gains nothing.
+  int jobs = 1;
+  // A model's own input set (NAME=SPEC, as `run --input` takes them), consulted for models not
+  // in input_spec_sets: campaign variants carry their inputs (captured tensors, injections).
+  // Empty: the model has none and gets input_files / input_sets.
+  std::function<Expected<std::vector<std::string>>(const std::string& path, const Model& model)>
+      model_inputs;
 };
 
 struct StudyProgress {

@@ -1,0 +1,347 @@
+#include "analysis/campaign.h"
+
+#include <algorithm>
+
+#include "analysis/campaign_data.h"
+#include "synth/inputs.h"
+#include "worker/platform_spec.h"
+
+namespace ig {
+
+using campaign::Case;
+using campaign::Data;
+using campaign::Run;
+
+namespace {
+
+const Run* ran_ok(const Case& c, const std::string& platform) {
+  auto it = c.runs.find(platform);
+  return it != c.runs.end() && it->second.verdict == "ok" ? &it->second : nullptr;
+}
+
+// The op types whose node the unsupported reason names (backends name nodes by Node::label()).
+std::set<std::string> blamed_ops(const Case& c, const std::string& reason) {
+  std::set<std::string> out;
+  for (const auto& n : c.nodes)
+    if ((!n.name.empty() && reason.find("'" + n.name + "'") != std::string::npos) ||
+        reason.find("operator " + n.op_type + " ") != std::string::npos)
+      out.insert(n.op_type);
+  return out;
+}
+
+nlohmann::json support_section(const Data& d) {
+  struct Cell {
+    int64_t supported = 0, unsupported = 0;
+    std::set<std::string> reasons;
+  };
+  std::map<std::string, std::map<std::string, Cell>> cells;  // op -> platform -> cell
+  for (const auto& c : d.cases) {
+    std::set<std::string> ops;
+    for (const auto& n : c.nodes) ops.insert(n.op_type);
+    for (const auto& p : d.platforms) {
+      auto it = c.runs.find(p);
+      if (it == c.runs.end()) continue;
+      const Run& r = it->second;
+      if (r.verdict == "unsupported") {
+        for (const auto& op : blamed_ops(c, r.reason)) {
+          auto& cell = cells[op][p];
+          ++cell.unsupported;
+          if (cell.reasons.size() < 3) cell.reasons.insert(r.reason.substr(0, 200));
+        }
+      } else if (r.verdict != "load-error") {
+        // The backend accepted every node (a crash or error later is the failure taxonomy's).
+        for (const auto& op : ops) ++cells[op][p].supported;
+      }
+    }
+  }
+  nlohmann::json out{{"ops", nlohmann::json::array()},
+                     {"percent_supported", nlohmann::json::object()}};
+  std::map<std::string, std::pair<int, int>> seen;  // platform -> (ops fully supported, ops seen)
+  for (const auto& [op, by_platform] : cells) {
+    nlohmann::json row{{"op", op}, {"platforms", nlohmann::json::object()}};
+    for (const auto& [p, cell] : by_platform) {
+      row["platforms"][p] = {{"supported", cell.supported},
+                             {"unsupported", cell.unsupported},
+                             {"reasons", cell.reasons}};
+      ++seen[p].second;
+      seen[p].first += cell.unsupported == 0;
+    }
+    out["ops"].push_back(std::move(row));
+  }
+  for (const auto& [p, s] : seen)
+    out["percent_supported"][p] = 100.0 * s.first / std::max(1, s.second);
+  return out;
+}
+
+// Whether the oracle ran ok with finite graph outputs.
+bool oracle_finite(const Data& d, const Case& c) {
+  const Run* o = ran_ok(c, d.oracle);
+  return o && !o->nonfinite();
+}
+
+std::string verdict_of(const Data& d, const Case& c, const Run& r) {
+  if (r.verdict == "ok" && r.nonfinite() && oracle_finite(d, c)) return "nan-inf";
+  return r.verdict;
+}
+
+nlohmann::json failures_section(const Data& d) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& p : d.platforms) {
+    nlohmann::json row;
+    for (const char* v : {"ok", "unsupported", "load-error", "crash", "timeout", "nan-inf", "error"})
+      row[v] = 0;
+    for (const auto& c : d.cases) {
+      auto it = c.runs.find(p);
+      if (it == c.runs.end()) continue;
+      const std::string v = verdict_of(d, c, it->second);
+      row[v] = row.value(v, 0) + 1;
+    }
+    out[p] = std::move(row);
+  }
+  return out;
+}
+
+// Compares a run's values with another run's: tolerance against the oracle, bits between platforms.
+class Differ {
+ public:
+  Differ(const Store& store, const CampaignAnalysisOptions& opt, bool exact)
+      : cache_([&store](const TensorKey& k) { return store.tensor(k); }), opt_(opt),
+        exact_(exact) {}
+  Expected<bool> differs(const Run& a, const Run& b, const std::string& v) {
+    const TensorKey& ka = a.values.at(v);
+    const TensorKey& kb = b.values.at(v);
+    if (exact_ || ka == kb) return !(ka == kb);
+    IG_ASSIGN_OR_RETURN(Tensor ta, cache_.get(ka));
+    IG_ASSIGN_OR_RETURN(Tensor tb, cache_.get(kb));
+    return !campaign::within_tolerance(ta, tb, opt_.rtol, opt_.atol);
+  }
+  // Any graph output differs (outputs the other run lacks count as differing).
+  Expected<bool> outputs_differ(const Run& a, const Run& b) {
+    for (const auto& v : a.outputs) {
+      if (!b.values.count(v)) return true;
+      IG_ASSIGN_OR_RETURN(bool d, differs(a, b, v));
+      if (d) return true;
+    }
+    return false;
+  }
+  std::string origin(const Case& c, const Run& a, const Run& b) {
+    if (!a.has_layers || !b.has_layers) return campaign::origin_op(c, [](auto&) { return false; });
+    return campaign::origin_op(c, [&](const std::string& v) -> std::optional<bool> {
+      if (!a.values.count(v) || !b.values.count(v)) return std::nullopt;
+      auto d = differs(a, b, v);
+      return d.ok() ? std::optional<bool>(*d) : std::nullopt;
+    });
+  }
+
+ private:
+  TensorCache cache_;
+  const CampaignAnalysisOptions& opt_;
+  bool exact_;
+};
+
+Expected<nlohmann::json> discrepancy_section(const Store& store, const Data& d,
+                                             const CampaignAnalysisOptions& opt) {
+  nlohmann::json out = nlohmann::json::object();
+  Differ differ(store, opt, false);
+  for (const auto& p : d.platforms) {
+    int64_t compared = 0, discrepant = 0;
+    std::map<std::string, int64_t> by_op;
+    for (const auto& c : d.cases) {
+      const Run* o = ran_ok(c, d.oracle);
+      const Run* r = ran_ok(c, p);
+      if (!o || !r || p == d.oracle) continue;
+      ++compared;
+      IG_ASSIGN_OR_RETURN(bool diff, differ.outputs_differ(*r, *o));
+      if (!diff) continue;
+      ++discrepant;
+      ++by_op[differ.origin(c, *r, *o)];
+    }
+    out[p] = {{"compared", compared},
+              {"discrepant", discrepant},
+              {"rate", compared ? static_cast<double>(discrepant) / compared : 0.0},
+              {"by_origin_op", by_op}};
+  }
+  return out;
+}
+
+// Knobs that switch a backend between eager execution and graph compilation or fusion.
+struct ModeKnob {
+  const char* backend;
+  const char* key;
+  const char* eager;
+  const char* fallback;  // the value when the spec leaves the key out
+};
+constexpr ModeKnob kModeKnobs[] = {{"ort", "opt", "disabled", "all"},
+                                   {"onednn", "fuse", "off", "on"}};
+
+Expected<nlohmann::json> compiled_vs_eager_section(const Store& store, const Data& d,
+                                                   const CampaignAnalysisOptions& opt) {
+  nlohmann::json out = nlohmann::json::array();
+  Differ differ(store, opt, true);
+  for (const auto& knob : kModeKnobs) {
+    for (const auto& eager : d.platforms) {
+      auto es = parse_platform_spec(eager);
+      if (!es.ok() || es->backend != knob.backend) continue;
+      auto ev = es->options.find(knob.key);
+      if (ev == es->options.end() || ev->second != knob.eager) continue;
+      for (const auto& compiled : d.platforms) {
+        auto cs = parse_platform_spec(compiled);
+        if (!cs.ok() || cs->backend != knob.backend || compiled == eager) continue;
+        auto cv = cs->options.find(knob.key);
+        const std::string mode = cv == cs->options.end() ? knob.fallback : cv->second;
+        auto rest_e = es->options, rest_c = cs->options;
+        rest_e.erase(knob.key);
+        rest_c.erase(knob.key);
+        if (mode == knob.eager || rest_e != rest_c) continue;
+        int64_t variants = 0, differ_count = 0;
+        std::map<std::string, int64_t> origins;
+        for (const auto& c : d.cases) {
+          const Run* a = ran_ok(c, compiled);
+          const Run* b = ran_ok(c, eager);
+          if (!a || !b) continue;
+          ++variants;
+          IG_ASSIGN_OR_RETURN(bool diff, differ.outputs_differ(*a, *b));
+          if (!diff) continue;
+          ++differ_count;
+          ++origins[differ.origin(c, *a, *b)];
+        }
+        out.push_back(
+            {{"backend", knob.backend},
+             {"eager", eager},
+             {"compiled", compiled},
+             {"variants", variants},
+             {"differ", differ_count},
+             {"share", variants ? static_cast<double>(differ_count) / variants : 0.0},
+             {"origin_ops", origins}});
+      }
+    }
+  }
+  return out;
+}
+
+// What a platform did with an injected value, from its verdict and its graph outputs: NaN and Inf
+// either come out (propagate) or not (ignore); finite injections (denormals, zeros, huge values)
+// agree with the oracle or not.
+Expected<std::string> behaviour(const Run& r, const Run* oracle, const std::string& value,
+                                Differ& tol) {
+  if (r.verdict != "ok") return r.verdict;
+  if (value == "nan") return r.nan ? "propagate" : r.inf ? "inf" : "ignore";
+  if (value == "inf" || value == "-inf") return r.inf ? "propagate" : r.nan ? "nan" : "ignore";
+  if (r.nan) return std::string("nan");
+  if (r.inf) return std::string("inf");
+  if (!oracle) return std::string("finite");
+  IG_ASSIGN_OR_RETURN(bool d, tol.outputs_differ(r, *oracle));
+  return std::string(d ? "differs-from-oracle" : "as-oracle");
+}
+
+// (input name, injected kind) pairs of a case's input recipe ("inject=nan@0/3" in the source).
+std::vector<std::pair<std::string, std::string>> injections(const Case& c) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!c.input_recipe.contains("inputs")) return out;
+  for (const auto& in : c.input_recipe["inputs"]) {
+    auto src = parse_input_source(in.value("source", std::string()));
+    if (!src.ok()) continue;
+    for (const auto& inj : src->injections) {
+      const std::string text = inj.to_string();
+      out.emplace_back(in.value("name", std::string()), text.substr(0, text.find('@')));
+    }
+  }
+  return out;
+}
+
+// The op type of the first node (topological order) that reads `value`.
+std::string first_reader(const Case& c, const std::string& value) {
+  for (const auto& n : c.nodes)
+    if (std::find(n.inputs.begin(), n.inputs.end(), value) != n.inputs.end()) return n.op_type;
+  return "(unread)";
+}
+
+Expected<nlohmann::json> exceptional_section(const Store& store, const Data& d,
+                                             const CampaignAnalysisOptions& opt) {
+  Differ tol(store, opt, false);
+  // (op, value) -> platform -> behaviour -> count; and the variants in each group.
+  std::map<std::pair<std::string, std::string>, std::map<std::string, std::map<std::string, int>>>
+      seen;
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> variants;
+  for (const auto& c : d.cases) {
+    for (const auto& [input, value] : injections(c)) {
+      const auto key = std::make_pair(first_reader(c, input), value);
+      variants[key].insert(c.model);
+      const Run* oracle = ran_ok(c, d.oracle);
+      for (const auto& p : d.platforms) {
+        auto it = c.runs.find(p);
+        if (it == c.runs.end()) continue;
+        IG_ASSIGN_OR_RETURN(std::string b, behaviour(it->second, oracle, value, tol));
+        ++seen[key][p][b];
+      }
+    }
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [key, by_platform] : seen) {
+    // Each platform under its most frequent behaviour in the group (ties: the first by name).
+    std::map<std::string, std::vector<std::string>> behaviours;
+    for (const auto& [p, counts] : by_platform) {
+      auto best = std::max_element(counts.begin(), counts.end(),
+                                   [](const auto& a, const auto& b) { return a.second < b.second; });
+      behaviours[best->first].push_back(p);
+    }
+    out.push_back({{"op", key.first},
+                   {"value", key.second},
+                   {"variants", variants[key].size()},
+                   {"behaviours", behaviours}});
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<nlohmann::json> analyse_campaign(const Store& store,
+                                          const CampaignAnalysisOptions& options) {
+  IG_ASSIGN_OR_RETURN(Data d, campaign::load(store, options.oracle));
+  std::set<std::string> models;
+  for (const auto& c : d.cases) models.insert(c.model);
+  nlohmann::json j{{"tolerance", {{"rtol", options.rtol}, {"atol", options.atol}}},
+                   {"oracle", d.oracle},
+                   {"variants", models.size()},
+                   {"platforms", d.platforms},
+                   {"support", support_section(d)},
+                   {"failures", failures_section(d)}};
+  IG_ASSIGN_OR_RETURN(j["discrepancy"], discrepancy_section(store, d, options));
+  IG_ASSIGN_OR_RETURN(j["compiled_vs_eager"], compiled_vs_eager_section(store, d, options));
+  IG_ASSIGN_OR_RETURN(j["exceptional"], exceptional_section(store, d, options));
+  return j;
+}
+
+Expected<std::vector<int64_t>> runs_needing_layers(const Store& store,
+                                                   const CampaignAnalysisOptions& options) {
+  IG_ASSIGN_OR_RETURN(Data d, campaign::load(store, options.oracle));
+  IG_ASSIGN_OR_RETURN(nlohmann::json pairs, compiled_vs_eager_section(store, d, options));
+  Differ tol(store, options, false), exact(store, options, true);
+  std::set<int64_t> out;
+  auto need = [&](const Run& a, const Run& b) {
+    if (!a.has_layers) out.insert(a.id);
+    if (!b.has_layers) out.insert(b.id);
+  };
+  for (const auto& c : d.cases) {
+    int computing = 0;
+    for (const auto& n : c.nodes) computing += n.op_type != "Cast" && n.op_type != "Identity";
+    if (computing <= 1) continue;  // the origin of a single-op variant is its op
+    const Run* o = ran_ok(c, d.oracle);
+    for (const auto& p : d.platforms) {
+      const Run* r = ran_ok(c, p);
+      if (!o || !r || p == d.oracle) continue;
+      IG_ASSIGN_OR_RETURN(bool diff, tol.outputs_differ(*r, *o));
+      if (diff) need(*r, *o);
+    }
+    for (const auto& pair : pairs) {
+      const Run* a = ran_ok(c, pair["compiled"].get<std::string>());
+      const Run* b = ran_ok(c, pair["eager"].get<std::string>());
+      if (!a || !b) continue;
+      IG_ASSIGN_OR_RETURN(bool diff, exact.outputs_differ(*a, *b));
+      if (diff) need(*a, *b);
+    }
+  }
+  return std::vector<int64_t>(out.begin(), out.end());
+}
+
+}  // namespace ig

@@ -1,0 +1,98 @@
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/campaign_data.h"
+
+namespace ig::campaign {
+
+Expected<Data> load(const Store& store, const std::string& oracle) {
+  Data d;
+  IG_ASSIGN_OR_RETURN(auto platforms, store.platforms());
+  for (const auto& p : platforms) {
+    if (p.oracle) {
+      if (d.oracle.empty()) d.oracle = p.spec;
+    } else if (std::find(d.platforms.begin(), d.platforms.end(), p.spec) == d.platforms.end()) {
+      d.platforms.push_back(p.spec);
+    }
+  }
+  if (auto m = store.meta("oracle")) d.oracle = *m;
+  if (!oracle.empty()) d.oracle = oracle;
+  IG_ASSIGN_OR_RETURN(auto inputs, store.inputs());
+  std::map<std::string, nlohmann::json> recipe;
+  for (const auto& in : inputs) recipe[in.hash] = in.recipe;
+  IG_ASSIGN_OR_RETURN(auto runs, store.runs());
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  for (const auto& r : runs) {
+    const auto key = std::make_pair(r.key.model, r.key.input);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      Case c;
+      c.model = r.key.model;
+      c.input = r.key.input;
+      IG_ASSIGN_OR_RETURN(c.nodes, store.nodes(r.key.model));
+      c.input_recipe = recipe[r.key.input];
+      it = index.emplace(key, d.cases.size()).first;
+      d.cases.push_back(std::move(c));
+    }
+    Case& c = d.cases[it->second];
+    // Repetitions and other hosts of a merged store: the first stored run stands for the platform.
+    if (c.runs.count(r.key.platform)) continue;
+    Run run{r.id, r.verdict, r.reason, {}, {}, false, false, false};
+    IG_ASSIGN_OR_RETURN(auto outs, store.outputs(r.id));
+    for (const auto& o : outs) {
+      run.values[o.value] = o.tensor;
+      if (o.is_output) {
+        run.outputs.push_back(o.value);
+        run.nan |= o.nan_count > 0;
+        run.inf |= o.inf_count > 0;
+      } else {
+        run.has_layers = true;
+      }
+    }
+    c.runs.emplace(r.key.platform, std::move(run));
+  }
+  return d;
+}
+
+bool within_tolerance(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  if (a.shape() != b.shape()) return false;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double x = a.as_double(i), y = b.as_double(i);
+    if (std::isnan(x) || std::isnan(y)) {
+      if (std::isnan(x) != std::isnan(y)) return false;
+    } else if (std::isinf(x) || std::isinf(y)) {
+      if (x != y) return false;
+    } else if (std::fabs(x - y) > atol + rtol * std::fabs(y)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string origin_op(const Case& c, const ValueDiff& differs) {
+  std::set<std::string> produced;
+  for (const auto& n : c.nodes) produced.insert(n.outputs.begin(), n.outputs.end());
+  for (const auto& n : c.nodes) {
+    bool out_differs = false;
+    for (const auto& v : n.outputs)
+      if (!v.empty() && differs(v).value_or(false)) out_differs = true;
+    if (!out_differs) continue;
+    bool inputs_agree = true;
+    for (const auto& v : n.inputs) {
+      if (v.empty() || !produced.count(v)) continue;  // graph inputs and weights are the same
+      const auto d = differs(v);
+      if (!d.has_value() || *d) inputs_agree = false;
+    }
+    if (inputs_agree) return n.op_type;
+  }
+  // Without per-layer values: a single-op variant (Cast and Identity wrappers aside) still says.
+  std::string only;
+  for (const auto& n : c.nodes) {
+    if (n.op_type == "Cast" || n.op_type == "Identity") continue;
+    if (!only.empty()) return "(unlocated)";
+    only = n.op_type;
+  }
+  return only.empty() ? "(unlocated)" : only;
+}
+
+}  // namespace ig::campaign

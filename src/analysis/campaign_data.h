@@ -1,0 +1,51 @@
+// A campaign as its analysis reads it (campaign.cpp): per (variant, input) case, each platform's
+// run with its captured values and non-finite counts, and the helpers the sections share.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/campaign.h"
+#include "analysis/study_data.h"
+
+namespace ig::campaign {
+
+struct Run {
+  int64_t id = 0;
+  std::string verdict, reason;
+  std::map<std::string, TensorKey> values;  // every captured value
+  std::vector<std::string> outputs;         // graph outputs, in store order
+  bool nan = false, inf = false;             // a graph output holds NaN / Inf
+  bool nonfinite() const { return nan || inf; }
+  bool has_layers = false;                  // values beyond the graph outputs were captured
+};
+
+struct Case {
+  std::string model, input;
+  std::vector<StoredNode> nodes;
+  nlohmann::json input_recipe;
+  std::map<std::string, Run> runs;  // by platform spec (first host's run when merged)
+};
+
+struct Data {
+  std::vector<std::string> platforms;  // compared platforms, store order
+  std::string oracle;
+  std::vector<Case> cases;
+};
+
+Expected<Data> load(const Store& store, const std::string& oracle);
+
+// Whether a and b agree within atol + rtol*|b| everywhere (NaN only with NaN, Inf only with the
+// same Inf); tensors of another shape never agree.
+bool within_tolerance(const Tensor& a, const Tensor& b, double rtol, double atol);
+
+// Per-value comparison used by origin search: `differs(value)` true, false, or unknown (nullopt).
+using ValueDiff = std::function<std::optional<bool>(const std::string& value)>;
+// The op type at the divergence origin: the first node (topological order) with a differing
+// output whose produced inputs all agree; else the only computing node of a single-op variant;
+// else "(unlocated)".
+std::string origin_op(const Case& c, const ValueDiff& differs);
+
+}  // namespace ig::campaign

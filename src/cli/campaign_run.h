@@ -1,0 +1,29 @@
+// Pieces of `infergap campaign`: which variant files a shard runs, the per-layer rerun of the runs
+// whose divergence must be located, and the terminal tables.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+#include "worker/worker_pool.h"
+
+namespace ig::cli {
+
+// The .onnx files under each DIR (recursively) and each FILE, sorted by path and deduplicated;
+// with shards > 1 only those whose content hash (XXH3-64 of the bytes) is `shard` modulo `shards`,
+// so a shard's share does not depend on which other files exist or where they lie.
+Expected<std::vector<std::string>> campaign_models(const std::vector<std::string>& args, int shard,
+                                                   int shards);
+
+struct TraceSummary {
+  int64_t traced = 0, changed = 0;  // changed: the rerun's outputs differ (nondeterministic)
+};
+// Reruns the stored runs with every layer and adds those layers to them (Store::add_trace).
+Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool, const std::vector<int64_t>& runs,
+                                    const std::function<void(int64_t done)>& progress);
+
+void print_campaign_tables(const nlohmann::json& analysis);
+
+}  // namespace ig::cli

@@ -1,0 +1,128 @@
+// infergap campaign --models DIR|FILE... -p SPEC... [--preset P] --store DB [--shard I/N]
+//   [--jobs J] [--oracle SPEC] [--layers outputs|all] [--rtol R] [--atol A] [--json]
+// Runs every variant on every platform and the oracle (a study with one input set per variant:
+// the inputs the variant carries, else seeded random data), locates the divergences it must
+// explain by rerunning those runs with every layer, and prints the campaign analysis.
+#include <cstdio>
+#include <thread>
+
+#include "analysis/campaign.h"
+#include "cli/campaign_run.h"
+#include "cli/commands.h"
+#include "cli/progress.h"
+#include "cli/study_setup.h"
+#include "store/study.h"
+#include "synth/variant_inputs.h"
+
+namespace ig::cli {
+
+void add_campaign_command(CLI::App& app, int& exit_code) {
+  struct Args {
+    std::vector<std::string> models, platforms, presets;
+    std::string store = "infergap-campaign.db", shard = "0/1", oracle = "default";
+    std::string layers = "outputs";
+    int jobs = 0;
+    uint64_t seed = 0;
+    CampaignAnalysisOptions analysis;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "campaign", "Run many variants on many platforms: support, failures, discrepancies");
+  cmd->add_option("--models", a->models, "Variant folders (every .onnx below) or files")
+      ->required();
+  cmd->add_option("-p,--platform", a->platforms, "Platform spec (repeatable)");
+  cmd->add_option("--preset", a->presets, "Platforms of a preset that this host can run");
+  cmd->add_option("--store", a->store, "Campaign store (SQLite; resumes)")->capture_default_str();
+  cmd->add_option("--shard", a->shard,
+                  "I/N: run only variants whose content hash is I modulo N (job arrays)")
+      ->capture_default_str();
+  cmd->add_option("--jobs", a->jobs, "Runs in flight at once (default: one per core)");
+  cmd->add_option("--oracle", a->oracle, "Oracle platform ('default': ref fp64, 'none')")
+      ->capture_default_str();
+  cmd->add_option("--seed", a->seed, "Seed for inputs a variant does not carry")
+      ->capture_default_str();
+  cmd->add_option("--layers", a->layers,
+                  "outputs: graph outputs, then every layer only for runs whose divergence "
+                  "must be located; all: every layer of every run")
+      ->check(CLI::IsMember({"all", "outputs"}))
+      ->capture_default_str();
+  cmd->add_option("--rtol", a->analysis.rtol, "Relative tolerance against the oracle")
+      ->capture_default_str();
+  cmd->add_option("--atol", a->analysis.atol, "Absolute tolerance against the oracle")
+      ->capture_default_str();
+  cmd->add_flag("--json", a->json, "Print counts and the analysis as JSON");
+  cmd->callback([a, &exit_code] {
+    auto fail = [&](const Status& st) {
+      std::fprintf(stderr, "infergap campaign: %s\n", st.message().c_str());
+      exit_code = kExitBadInput;
+    };
+    int shard = 0, shards = 1;
+    if (std::sscanf(a->shard.c_str(), "%d/%d", &shard, &shards) != 2)
+      return fail(invalid_argument("--shard '{}': expected I/N", a->shard));
+    auto models = campaign_models(a->models, shard, shards);
+    if (!models.ok()) return fail(models.status());
+    auto store = Store::open(a->store);
+    if (!store.ok()) return fail(store.status());
+    WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
+    StudyOptions opt;
+    opt.models = *models;
+    opt.platforms = a->platforms;
+    if (!a->presets.empty()) {
+      std::vector<std::string> skipped;
+      auto specs = available_preset_platforms(pool, a->presets, skipped);
+      if (!specs.ok()) return fail(specs.status());
+      for (const auto& s : skipped)
+        std::fprintf(stderr, "skipped (unavailable here): %s\n", s.c_str());
+      opt.platforms.insert(opt.platforms.end(), specs->begin(), specs->end());
+    }
+    opt.oracle = a->oracle == "default" ? default_oracle() : a->oracle == "none" ? "" : a->oracle;
+    opt.seed = a->seed;
+    opt.all_layers = a->layers == "all";
+    opt.jobs = a->jobs > 0 ? a->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    opt.model_inputs = variant_input_specs;
+    ProgressBar bar("campaign");
+    auto summary = run_study(**store, pool, opt, [&](const StudyProgress& p) {
+      bar.update(p.done, p.total, p.executed, p.current);
+    });
+    bar.finish();
+    if (!summary.ok()) return fail(summary.status());
+    a->analysis.oracle = summary->oracle;
+    TraceSummary traced;
+    if (!opt.all_layers) {
+      auto need = runs_needing_layers(**store, a->analysis);
+      if (!need.ok()) return fail(need.status());
+      ProgressBar tbar("layers");
+      const auto total = static_cast<int64_t>(need->size());
+      auto t = trace_layers(**store, pool, *need,
+                            [&](int64_t done) { tbar.update(done, total, done, "per-layer rerun"); });
+      if (!t.ok()) return fail(t.status());
+      traced = *t;
+    }
+    auto analysis = analyse_campaign(**store, a->analysis);
+    if (!analysis.ok()) return fail(analysis.status());
+    nlohmann::json j{{"store", a->store},
+                     {"shard", a->shard},
+                     {"variants", models->size()},
+                     {"host", summary->host},
+                     {"oracle", summary->oracle},
+                     {"runs_total", summary->total},
+                     {"runs_executed", summary->executed},
+                     {"runs_skipped", summary->skipped},
+                     {"runs_layer_traced", traced.traced},
+                     {"runs_not_reproduced", traced.changed},
+                     {"verdicts", summary->verdicts},
+                     {"analysis", *analysis}};
+    if (a->json) {
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      std::printf("%s: %zu variants, %lld runs executed, %lld already stored, %lld rerun with "
+                  "every layer\n",
+                  a->store.c_str(), models->size(), static_cast<long long>(summary->executed),
+                  static_cast<long long>(summary->skipped), static_cast<long long>(traced.traced));
+      print_campaign_tables(*analysis);
+    }
+  });
+}
+
+}  // namespace ig::cli
