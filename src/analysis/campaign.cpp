@@ -23,7 +23,9 @@ const Run* ran_ok(const Case& c, const std::string& platform) {
 std::set<std::string> blamed_ops(const Case& c, const std::string& reason) {
   std::set<std::string> out;
   for (const auto& n : c.nodes)
-    if ((!n.name.empty() && reason.find("'" + n.name + "'") != std::string::npos) ||
+    if ((!n.name.empty() && reason.find(n.op_type + " '" + n.name + "'") != std::string::npos) ||
+        (!n.outputs.empty() &&
+         reason.find(n.op_type + " (output '" + n.outputs[0] + "')") != std::string::npos) ||
         reason.find("operator " + n.op_type + " ") != std::string::npos)
       out.insert(n.op_type);
   return out;

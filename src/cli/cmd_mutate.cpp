@@ -1,11 +1,15 @@
 // infergap mutate MODEL --count N --seed S -o DIR [--json]
-// Writes N checker-valid variants of MODEL named <content hash>.onnx, each carrying its lineage.
+// infergap mutate MODEL --extract [--per-node K] [--input NAME=SPEC...] --seed S -o DIR [--json]
+// Writes N checker-valid variants of MODEL named <content hash>.onnx, each carrying its lineage;
+// with --extract, one single-node variant per node fed its captured inputs (DIR/inputs/*.pb), and
+// K further mutations of each.
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "model/onnx_model.h"
+#include "synth/extract.h"
 #include "synth/mutate.h"
 
 namespace ig::cli {
@@ -15,7 +19,9 @@ void add_mutate_command(CLI::App& app, int& exit_code) {
     std::string model, out;
     int64_t count = 10;
     uint64_t seed = 0;
-    bool json = false;
+    bool json = false, extract = false;
+    int64_t per_node = 0;
+    std::vector<std::string> inputs;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("mutate", "Synthesize checker-valid variants of an ONNX model");
@@ -23,6 +29,11 @@ void add_mutate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--count", a->count, "Variants to write")->capture_default_str();
   cmd->add_option("--seed", a->seed, "Seed (same seed, same variants)")->capture_default_str();
   cmd->add_option("-o,--output", a->out, "Folder to write into (created)")->required();
+  cmd->add_flag("--extract", a->extract,
+                "One variant per node, fed the tensors that reached it (parent run on ref)");
+  cmd->add_option("--per-node", a->per_node, "With --extract: mutated variants of each node")
+      ->capture_default_str();
+  cmd->add_option("--input", a->inputs, "With --extract: NAME=SPEC for the parent's run");
   cmd->add_flag("--json", a->json, "Print the counts as JSON");
   cmd->callback([a, &exit_code] {
     auto fail = [&](const Status& st) {
@@ -36,7 +47,25 @@ void add_mutate_command(CLI::App& app, int& exit_code) {
     std::error_code ec;
     std::filesystem::create_directories(a->out, ec);
     if (ec) return fail(io_error("{}: {}", a->out, ec.message()));
-    const MutateResult r = generate_variants(*parent, a->count, a->seed);
+    MutateResult r;
+    if (a->extract) {
+      auto ex = extract_variants(a->model, a->inputs, a->seed, a->out);
+      if (!ex.ok()) return fail(ex.status());
+      r.discarded = ex->discarded;
+      for (size_t i = 0; i < ex->variants.size(); ++i) {
+        r.variants.push_back(ex->variants[i]);
+        r.hashes.push_back(ex->hashes[i]);
+        if (a->per_node <= 0) continue;
+        MutateResult more = generate_variants(ex->variants[i], a->per_node,
+                                              a->seed + 1000003 * static_cast<uint64_t>(i + 1));
+        for (const auto& [reason, n] : more.discarded) r.discarded[reason] += n;
+        r.variants.insert(r.variants.end(), more.variants.begin(), more.variants.end());
+        r.hashes.insert(r.hashes.end(), more.hashes.begin(), more.hashes.end());
+      }
+      a->count = static_cast<int64_t>(r.variants.size());
+    } else {
+      r = generate_variants(*parent, a->count, a->seed);
+    }
     nlohmann::json files = nlohmann::json::array();
     for (size_t i = 0; i < r.variants.size(); ++i) {
       const std::string path = (std::filesystem::path(a->out) / (r.hashes[i] + ".onnx")).string();

@@ -60,10 +60,14 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
                        {"seed", std::to_string(rng.next())}}});
   }
   if (has_fp32) cast.push_back({"cast", {{"to", rng.below(2) == 0 ? "float16" : "double"}}});
-  return {act, pool, insert, reinit, cast};
+  return {act, pool, insert, reinit, cast, attribute_candidates(model, rng),
+          inject_candidates(model, rng)};
 }
 
-void stamp(onnx::ModelProto& model, const Lineage& lineage) {
+
+}  // namespace
+
+void stamp_lineage(onnx::ModelProto& model, const Lineage& lineage) {
   auto* props = model.mutable_metadata_props();
   for (int i = props->size() - 1; i >= 0; --i)
     if (props->Get(i).key() == kLineageKey) props->DeleteSubrange(i, 1);
@@ -71,8 +75,6 @@ void stamp(onnx::ModelProto& model, const Lineage& lineage) {
   p->set_key(kLineageKey);
   p->set_value(lineage_to_json(lineage));
 }
-
-}  // namespace
 
 std::string Mutation::to_string() const {
   std::string s = kind + "(";
@@ -117,7 +119,7 @@ Expected<onnx::ModelProto> make_variant(const onnx::ModelProto& parent, uint64_t
     IG_RETURN_IF_ERROR(apply_mutation(m, mut));
     lineage.mutations.push_back(std::move(mut));
   }
-  stamp(m, lineage);
+  stamp_lineage(m, lineage);
   return m;
 }
 
@@ -127,7 +129,7 @@ Expected<onnx::ModelProto> replay_lineage(const onnx::ModelProto& parent, const 
                             content_hash(parent));
   onnx::ModelProto m = parent;
   for (const auto& mut : lineage.mutations) IG_RETURN_IF_ERROR(apply_mutation(m, mut));
-  stamp(m, lineage);
+  stamp_lineage(m, lineage);
   return m;
 }
 

@@ -20,6 +20,9 @@ namespace ig {
 //   insert      value=V how=add0|mul1|identity|transpose2  semantics-preserving insertion
 //   reinit      init=NAME dist=normal|uniform a=.. b=.. seed=S  redraw a float initializer
 //   cast        to=float16|double                whole model in another precision
+//   attr        node=NAME key=K value=V seed=S   Conv/Pool/Gemm attribute, weights regenerated
+//   inject      input=NAME inject=KIND@WHERE     exceptional values in the variant's inputs
+//   extract     node=NAME [inputs=JSON]          the node alone, fed its captured inputs
 struct Mutation {
   std::string kind;
   std::map<std::string, std::string> params;
@@ -48,6 +51,9 @@ Status check_variant(const onnx::ModelProto& model);
 
 // Builds the variant for `seed` from `parent`: 1 to 3 planned mutations, lineage recorded.
 Expected<onnx::ModelProto> make_variant(const onnx::ModelProto& parent, uint64_t seed);
+
+// Records the lineage in the model's metadata_props (replacing an earlier one).
+void stamp_lineage(onnx::ModelProto& model, const Lineage& lineage);
 
 // Rebuilds a variant from its parent and its recorded lineage.
 Expected<onnx::ModelProto> replay_lineage(const onnx::ModelProto& parent, const Lineage& lineage);

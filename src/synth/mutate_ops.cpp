@@ -127,6 +127,9 @@ Status apply_mutation(onnx::ModelProto& model, const Mutation& m) {
     if (m.kind == "pool") st = swap_pool(model, m);
     if (m.kind == "insert") st = insert_identity(model, m);
     if (m.kind == "reinit") st = reinit(model, m);
+    if (m.kind == "attr") st = mutate_attribute(model, m);
+    if (m.kind == "inject") st = inject_input(model, m);
+    if (m.kind == "extract") st = extract_node(model, m);
     if (m.kind == "cast") st = cast_model(model, m.params.count("to") ? m.params.at("to") : "");
   } catch (const std::exception& e) {  // std::stod and friends on a hand-edited lineage
     st = invalid_argument("{}: bad parameter: {}", m.kind, e.what());

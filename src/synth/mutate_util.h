@@ -34,4 +34,15 @@ Status splice_after(onnx::GraphProto& g, const std::string& value, const std::st
 // and outputs so the interface stays as it was.
 Status cast_model(onnx::ModelProto& model, const std::string& to);
 
+struct Mutation;
+class Rng;
+// attr(node=,key=kernel|stride|pads|dilation|group|channels,value=,seed=): mutate_attrs.cpp.
+Status mutate_attribute(onnx::ModelProto& model, const Mutation& m);
+std::vector<Mutation> attribute_candidates(const onnx::ModelProto& model, Rng& rng);
+// inject(input=,inject=KIND@WHERE): records the injection in the variant's inputs.
+Status inject_input(onnx::ModelProto& model, const Mutation& m);
+std::vector<Mutation> inject_candidates(const onnx::ModelProto& model, Rng& rng);
+// extract(node=[,inputs=JSON]): the node alone as the model (extract.cpp).
+Status extract_node(onnx::ModelProto& model, const Mutation& m);
+
 }  // namespace ig
