@@ -90,7 +90,8 @@ nlohmann::json failures_section(const Data& d) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& p : d.platforms) {
     nlohmann::json row;
-    for (const char* v : {"ok", "unsupported", "load-error", "crash", "timeout", "nan-inf", "error"})
+    for (const char* v :
+         {"ok", "unsupported", "load-error", "crash", "timeout", "nan-inf", "error"})
       row[v] = 0;
     for (const auto& c : d.cases) {
       auto it = c.runs.find(p);
@@ -107,7 +108,8 @@ nlohmann::json failures_section(const Data& d) {
 class Differ {
  public:
   Differ(const Store& store, const CampaignAnalysisOptions& opt, bool exact)
-      : cache_([&store](const TensorKey& k) { return store.tensor(k); }), opt_(opt),
+      : cache_([&store](const TensorKey& k) { return store.tensor(k); }),
+        opt_(opt),
         exact_(exact) {}
   Expected<bool> differs(const Run& a, const Run& b, const std::string& v) {
     const TensorKey& ka = a.values.at(v);
@@ -207,14 +209,13 @@ Expected<nlohmann::json> compiled_vs_eager_section(const Store& store, const Dat
           ++differ_count;
           ++origins[differ.origin(c, *a, *b)];
         }
-        out.push_back(
-            {{"backend", knob.backend},
-             {"eager", eager},
-             {"compiled", compiled},
-             {"variants", variants},
-             {"differ", differ_count},
-             {"share", variants ? static_cast<double>(differ_count) / variants : 0.0},
-             {"origin_ops", origins}});
+        out.push_back({{"backend", knob.backend},
+                       {"eager", eager},
+                       {"compiled", compiled},
+                       {"variants", variants},
+                       {"differ", differ_count},
+                       {"share", variants ? static_cast<double>(differ_count) / variants : 0.0},
+                       {"origin_ops", origins}});
       }
     }
   }
@@ -227,8 +228,9 @@ Expected<nlohmann::json> compiled_vs_eager_section(const Store& store, const Dat
 Expected<std::string> behaviour(const Run& r, const Run* oracle, const std::string& value,
                                 Differ& tol) {
   if (r.verdict != "ok") return r.verdict;
-  if (value == "nan") return r.nan ? "propagate" : r.inf ? "inf" : "ignore";
-  if (value == "inf" || value == "-inf") return r.inf ? "propagate" : r.nan ? "nan" : "ignore";
+  if (value == "nan") return std::string(r.nan ? "propagate" : r.inf ? "inf" : "ignore");
+  if (value == "inf" || value == "-inf")
+    return std::string(r.inf ? "propagate" : r.nan ? "nan" : "ignore");
   if (r.nan) return std::string("nan");
   if (r.inf) return std::string("inf");
   if (!oracle) return std::string("finite");
@@ -236,17 +238,22 @@ Expected<std::string> behaviour(const Run& r, const Run* oracle, const std::stri
   return std::string(d ? "differs-from-oracle" : "as-oracle");
 }
 
-// (input name, injected kind) pairs of a case's input recipe ("inject=nan@0/3" in the source).
+// (input name, injected kinds) of a case's input recipe ("inject=nan@0/3" in the source); several
+// kinds in one input read "nan+-inf", as their effects cannot be told apart.
 std::vector<std::pair<std::string, std::string>> injections(const Case& c) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!c.input_recipe.contains("inputs")) return out;
   for (const auto& in : c.input_recipe["inputs"]) {
     auto src = parse_input_source(in.value("source", std::string()));
-    if (!src.ok()) continue;
+    if (!src.ok() || src->injections.empty()) continue;
+    std::string kinds;
     for (const auto& inj : src->injections) {
       const std::string text = inj.to_string();
-      out.emplace_back(in.value("name", std::string()), text.substr(0, text.find('@')));
+      const std::string kind = text.substr(0, text.find('@'));
+      if (("+" + kinds + "+").find("+" + kind + "+") == std::string::npos)
+        kinds += (kinds.empty() ? "" : "+") + kind;
     }
+    out.emplace_back(in.value("name", std::string()), kinds);
   }
   return out;
 }
@@ -283,8 +290,9 @@ Expected<nlohmann::json> exceptional_section(const Store& store, const Data& d,
     // Each platform under its most frequent behaviour in the group (ties: the first by name).
     std::map<std::string, std::vector<std::string>> behaviours;
     for (const auto& [p, counts] : by_platform) {
-      auto best = std::max_element(counts.begin(), counts.end(),
-                                   [](const auto& a, const auto& b) { return a.second < b.second; });
+      auto best = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+        return a.second < b.second;
+      });
       behaviours[best->first].push_back(p);
     }
     out.push_back({{"op", key.first},

@@ -17,9 +17,9 @@ struct Run {
   std::string verdict, reason;
   std::map<std::string, TensorKey> values;  // every captured value
   std::vector<std::string> outputs;         // graph outputs, in store order
-  bool nan = false, inf = false;             // a graph output holds NaN / Inf
+  bool nan = false, inf = false;            // a graph output holds NaN / Inf
   bool nonfinite() const { return nan || inf; }
-  bool has_layers = false;                  // values beyond the graph outputs were captured
+  bool has_layers = false;  // values beyond the graph outputs were captured
 };
 
 struct Case {

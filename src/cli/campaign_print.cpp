@@ -33,7 +33,8 @@ void print_campaign_tables(const json& a) {
 
   std::printf("\nOperator support (variants run / refused; %% of op types supported everywhere)\n");
   std::printf("%-*s %6s", pw, "platform", "%");
-  for (const auto& row : a["support"]["ops"]) std::printf(" %12.12s", row["op"].get<std::string>().c_str());
+  for (const auto& row : a["support"]["ops"])
+    std::printf(" %12.12s", row["op"].get<std::string>().c_str());
   std::printf("\n");
   for (const auto& p : platforms) {
     const std::string ps = p.get<std::string>();
@@ -41,10 +42,9 @@ void print_campaign_tables(const json& a) {
     std::printf("%-*s %6.1f", pw, ps.c_str(), pct.contains(ps) ? pct[ps].get<double>() : 0.0);
     for (const auto& row : a["support"]["ops"]) {
       const json& c = row["platforms"].contains(ps) ? row["platforms"][ps] : json();
-      const std::string cell =
-          c.is_null() ? "-"
-                      : std::to_string(c["supported"].get<int64_t>()) + "/" +
-                            std::to_string(c["unsupported"].get<int64_t>());
+      const std::string cell = c.is_null() ? "-"
+                                           : std::to_string(c["supported"].get<int64_t>()) + "/" +
+                                                 std::to_string(c["unsupported"].get<int64_t>());
       std::printf(" %12s", cell.c_str());
     }
     std::printf("\n");
@@ -56,39 +56,45 @@ void print_campaign_tables(const json& a) {
                     r.get<std::string>().c_str());
 
   std::printf("\nFailure taxonomy (runs by verdict)\n%-*s", pw, "platform");
-  const char* verdicts[] = {"ok", "unsupported", "load-error", "crash", "timeout", "nan-inf", "error"};
+  const char* verdicts[] = {"ok",      "unsupported", "load-error", "crash",
+                            "timeout", "nan-inf",     "error"};
   for (const char* v : verdicts) std::printf(" %11s", v);
   std::printf("\n");
   for (const auto& p : platforms) {
     std::printf("%-*s", pw, p.get<std::string>().c_str());
     for (const char* v : verdicts)
-      std::printf(" %11lld", static_cast<long long>(a["failures"][p.get<std::string>()][v].get<int64_t>()));
+      std::printf(" %11lld",
+                  static_cast<long long>(a["failures"][p.get<std::string>()][v].get<int64_t>()));
     std::printf("\n");
   }
 
-  std::printf("\nDiscrepancy against the oracle (rtol %g, atol %g), by op at the divergence origin\n",
-              a["tolerance"]["rtol"].get<double>(), a["tolerance"]["atol"].get<double>());
+  std::printf(
+      "\nDiscrepancy against the oracle (rtol %g, atol %g), by op at the divergence origin\n",
+      a["tolerance"]["rtol"].get<double>(), a["tolerance"]["atol"].get<double>());
   std::printf("%-*s %9s %10s %7s  origin ops\n", pw, "platform", "compared", "discrepant", "rate");
   for (const auto& [p, d] : a["discrepancy"].items())
     std::printf("%-*s %9lld %10lld %6.2f%%  %s\n", pw, p.c_str(),
                 static_cast<long long>(d["compared"].get<int64_t>()),
-                static_cast<long long>(d["discrepant"].get<int64_t>()), 100 * d["rate"].get<double>(),
-                counts_text(d["by_origin_op"]).c_str());
+                static_cast<long long>(d["discrepant"].get<int64_t>()),
+                100 * d["rate"].get<double>(), counts_text(d["by_origin_op"]).c_str());
 
   std::printf("\nCompiled vs eager (outputs bitwise different between modes)\n");
-  if (a["compiled_vs_eager"].empty()) std::printf("  (no platform pair differing only in a mode knob)\n");
+  if (a["compiled_vs_eager"].empty())
+    std::printf("  (no platform pair differing only in a mode knob)\n");
   for (const auto& c : a["compiled_vs_eager"])
     std::printf("  %s: %s vs %s: %lld of %lld variants differ (%.1f%%); origin ops: %s\n",
                 c["backend"].get<std::string>().c_str(), c["compiled"].get<std::string>().c_str(),
-                c["eager"].get<std::string>().c_str(), static_cast<long long>(c["differ"].get<int64_t>()),
-                static_cast<long long>(c["variants"].get<int64_t>()), 100 * c["share"].get<double>(),
-                counts_text(c["origin_ops"]).c_str());
+                c["eager"].get<std::string>().c_str(),
+                static_cast<long long>(c["differ"].get<int64_t>()),
+                static_cast<long long>(c["variants"].get<int64_t>()),
+                100 * c["share"].get<double>(), counts_text(c["origin_ops"]).c_str());
 
   std::printf("\nExceptional values (behaviour by op and injected value)\n");
   if (a["exceptional"].empty()) std::printf("  (no variant with injected values)\n");
   for (const auto& e : a["exceptional"]) {
     std::printf("  %s with %s (%lld variants):", e["op"].get<std::string>().c_str(),
-                e["value"].get<std::string>().c_str(), static_cast<long long>(e["variants"].get<int64_t>()));
+                e["value"].get<std::string>().c_str(),
+                static_cast<long long>(e["variants"].get<int64_t>()));
     for (const auto& [b, ps] : e["behaviours"].items()) {
       std::printf(" %s [", b.c_str());
       for (size_t i = 0; i < ps.size(); ++i)

@@ -63,7 +63,8 @@ Expected<std::map<std::string, Tensor>> stored_feeds(const Store& store, const S
 
 }  // namespace
 
-Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool, const std::vector<int64_t>& runs,
+Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool,
+                                    const std::vector<int64_t>& runs,
                                     const std::function<void(int64_t done)>& progress) {
   TraceSummary s;
   if (runs.empty()) return s;

@@ -21,7 +21,8 @@ struct TraceSummary {
   int64_t traced = 0, changed = 0;  // changed: the rerun's outputs differ (nondeterministic)
 };
 // Reruns the stored runs with every layer and adds those layers to them (Store::add_trace).
-Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool, const std::vector<int64_t>& runs,
+Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool,
+                                    const std::vector<int64_t>& runs,
                                     const std::function<void(int64_t done)>& progress);
 
 void print_campaign_tables(const nlohmann::json& analysis);

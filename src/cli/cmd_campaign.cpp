@@ -79,7 +79,8 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     opt.oracle = a->oracle == "default" ? default_oracle() : a->oracle == "none" ? "" : a->oracle;
     opt.seed = a->seed;
     opt.all_layers = a->layers == "all";
-    opt.jobs = a->jobs > 0 ? a->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    opt.jobs =
+        a->jobs > 0 ? a->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     opt.model_inputs = variant_input_specs;
     ProgressBar bar("campaign");
     auto summary = run_study(**store, pool, opt, [&](const StudyProgress& p) {
@@ -94,8 +95,9 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
       if (!need.ok()) return fail(need.status());
       ProgressBar tbar("layers");
       const auto total = static_cast<int64_t>(need->size());
-      auto t = trace_layers(**store, pool, *need,
-                            [&](int64_t done) { tbar.update(done, total, done, "per-layer rerun"); });
+      auto t = trace_layers(**store, pool, *need, [&](int64_t done) {
+        tbar.update(done, total, done, "per-layer rerun");
+      });
       if (!t.ok()) return fail(t.status());
       traced = *t;
     }
@@ -116,10 +118,11 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     if (a->json) {
       std::printf("%s\n", j.dump(2).c_str());
     } else {
-      std::printf("%s: %zu variants, %lld runs executed, %lld already stored, %lld rerun with "
-                  "every layer\n",
-                  a->store.c_str(), models->size(), static_cast<long long>(summary->executed),
-                  static_cast<long long>(summary->skipped), static_cast<long long>(traced.traced));
+      std::printf(
+          "%s: %zu variants, %lld runs executed, %lld already stored, %lld rerun with "
+          "every layer\n",
+          a->store.c_str(), models->size(), static_cast<long long>(summary->executed),
+          static_cast<long long>(summary->skipped), static_cast<long long>(traced.traced));
       print_campaign_tables(*analysis);
     }
   });

@@ -80,6 +80,11 @@ Expected<ModelEntry> register_model(Store& store, const std::string& path) {
   IG_ASSIGN_OR_RETURN(e.model, load_model(path));
   e.path = fs::absolute(path).string();
   StoredModel m{e.hash, e.path, model_name(path), {{"source", "file"}, {"path", e.path}}};
+  // A variant's lineage (synth/mutate.h) travels in its metadata; the store keeps it.
+  if (auto it = e.model.metadata.find("infergap.mutate.lineage"); it != e.model.metadata.end()) {
+    auto j = nlohmann::json::parse(it->second, nullptr, false);
+    if (j.is_object()) m.lineage["variant"] = j;
+  }
   IG_RETURN_IF_ERROR(store.put_model(m, graph_nodes(e.model)));
   return e;
 }

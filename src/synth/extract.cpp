@@ -85,8 +85,8 @@ Status extract_node(onnx::ModelProto& model, const Mutation& m) {
 }
 
 Expected<ExtractResult> extract_variants(const std::string& parent_path,
-                                         const std::vector<std::string>& input_specs,
-                                         uint64_t seed, const std::string& out_dir) {
+                                         const std::vector<std::string>& input_specs, uint64_t seed,
+                                         const std::string& out_dir) {
   IG_ASSIGN_OR_RETURN(onnx::ModelProto parent, read_model_proto(parent_path));
   IG_ASSIGN_OR_RETURN(Model model, load_model(parent_path));
   IG_ASSIGN_OR_RETURN(auto feeds, gather_inputs(model, input_specs, seed));
@@ -97,8 +97,8 @@ Expected<ExtractResult> extract_variants(const std::string& parent_path,
   req.capture.all_layers = true;
   RunResult run = run_in_process(req);
   if (run.verdict != "ok")
-    return invalid_argument("{}: the parent does not run on ref ({}: {})", parent_path,
-                            run.verdict, run.reason);
+    return invalid_argument("{}: the parent does not run on ref ({}: {})", parent_path, run.verdict,
+                            run.reason);
   std::map<std::string, Tensor> captured = req.inputs;
   for (auto& t : run.trace) captured[t.value] = t.tensor;
   fs::create_directories(fs::path(out_dir) / "inputs");
@@ -121,7 +121,10 @@ Expected<ExtractResult> extract_variants(const std::string& parent_path,
         missing = true;
         break;
       }
-      const std::string file = "inputs/" + hash_hex(tensor_hash(t->second)) + ".pb";
+      // Named by content, dtype and shape: Flatten's input and output share their bytes.
+      const std::string file = "inputs/" + hash_hex(tensor_hash(t->second)) + "_" +
+                               dtype_name(t->second.dtype()) + "_" +
+                               shape_string(t->second.shape()) + ".pb";
       const auto path = fs::path(out_dir) / file;
       if (!fs::exists(path)) IG_RETURN_IF_ERROR(write_tensor_pb(t->second, in.name(), path));
       specs[in.name()] = "file:" + file;

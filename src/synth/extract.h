@@ -23,7 +23,7 @@ struct ExtractResult {
 // Runs `parent_path` on ref with `input_specs` (NAME=SPEC; random for the rest, from `seed`),
 // writes the captured inputs under out_dir/inputs and returns one variant per extractable node.
 Expected<ExtractResult> extract_variants(const std::string& parent_path,
-                                         const std::vector<std::string>& input_specs,
-                                         uint64_t seed, const std::string& out_dir);
+                                         const std::vector<std::string>& input_specs, uint64_t seed,
+                                         const std::string& out_dir);
 
 }  // namespace ig

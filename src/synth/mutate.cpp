@@ -60,10 +60,14 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
                        {"seed", std::to_string(rng.next())}}});
   }
   if (has_fp32) cast.push_back({"cast", {{"to", rng.below(2) == 0 ? "float16" : "double"}}});
-  return {act, pool, insert, reinit, cast, attribute_candidates(model, rng),
+  return {act,
+          pool,
+          insert,
+          reinit,
+          cast,
+          attribute_candidates(model, rng),
           inject_candidates(model, rng)};
 }
-
 
 }  // namespace
 

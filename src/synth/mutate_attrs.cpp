@@ -9,8 +9,8 @@
 #include <set>
 
 #include "model/tensor_proto.h"
-#include "synth/mutate.h"
 #include "synth/inputs.h"
+#include "synth/mutate.h"
 #include "synth/mutate_util.h"
 #include "synth/rng.h"
 #include "synth/variant_inputs.h"
@@ -47,7 +47,8 @@ void set_ints(onnx::NodeProto& n, const std::string& key, int64_t v, size_t coun
   for (size_t i = 0; i < count; ++i) a->add_ints(v);
 }
 
-// Fresh He-normal weights of `shape` (fan-in from all but the first dim) in the initializer's dtype.
+// Fresh He-normal weights of `shape` (fan-in from all but the first dim) in the initializer's
+// dtype.
 Status regenerate(onnx::TensorProto& init, const Shape& shape, uint64_t seed) {
   IG_ASSIGN_OR_RETURN(Tensor old, tensor_from_proto(init));
   int64_t n = 1, fan_in = 1;
@@ -89,7 +90,8 @@ Status reinfer_shapes(onnx::ModelProto& model) {
 Status mutate_conv(onnx::GraphProto& g, onnx::NodeProto& n, const std::string& key, int64_t v,
                    uint64_t seed) {
   onnx::TensorProto* w = n.input_size() > 1 ? initializer(g, n.input(1)) : nullptr;
-  if (!w || w->dims_size() < 3) return invalid_argument("Conv '{}': weights are not an initializer", n.name());
+  if (!w || w->dims_size() < 3)
+    return invalid_argument("Conv '{}': weights are not an initializer", n.name());
   Shape ws(w->dims().begin(), w->dims().end());
   const size_t spatial = ws.size() - 2;
   const int64_t group = attr(n, "group") ? attr(n, "group")->i() : 1;
@@ -100,14 +102,16 @@ Status mutate_conv(onnx::GraphProto& g, onnx::NodeProto& n, const std::string& k
     return regenerate(*w, ws, seed);
   }
   if (key == "group") {
-    if (channels_in % v || ws[0] % v) return invalid_argument("Conv '{}': group {} does not divide channels", n.name(), v);
+    if (channels_in % v || ws[0] % v)
+      return invalid_argument("Conv '{}': group {} does not divide channels", n.name(), v);
     ws[1] = channels_in / v;
     set_ints(n, "group", v, 1);
     return regenerate(*w, ws, seed);
   }
   if (key == "channels") {
     ws[0] = v;
-    if (ws[0] % group) return invalid_argument("Conv '{}': {} channels and group {}", n.name(), v, group);
+    if (ws[0] % group)
+      return invalid_argument("Conv '{}': {} channels and group {}", n.name(), v, group);
     if (n.input_size() > 2 && !n.input(2).empty()) {
       onnx::TensorProto* b = initializer(g, n.input(2));
       if (!b) return invalid_argument("Conv '{}': bias is not an initializer", n.name());
@@ -120,7 +124,8 @@ Status mutate_conv(onnx::GraphProto& g, onnx::NodeProto& n, const std::string& k
 
 Status mutate_gemm(onnx::GraphProto& g, onnx::NodeProto& n, int64_t v, uint64_t seed) {
   onnx::TensorProto* b = n.input_size() > 1 ? initializer(g, n.input(1)) : nullptr;
-  if (!b || b->dims_size() != 2) return invalid_argument("Gemm '{}': B is not a 2-D initializer", n.name());
+  if (!b || b->dims_size() != 2)
+    return invalid_argument("Gemm '{}': B is not a 2-D initializer", n.name());
   const bool trans = attr(n, "transB") && attr(n, "transB")->i() != 0;
   Shape bs(b->dims().begin(), b->dims().end());
   bs[trans ? 0 : 1] = v;
@@ -185,10 +190,14 @@ std::vector<Mutation> attribute_candidates(const onnx::ModelProto& model, Rng& r
     for (const auto& o : n.output()) at_output &= is_graph_output(g, o);
     // Inside a graph only the group keeps every shape the rest of the graph expects.
     std::vector<std::string> keys;
-    if (op == "Conv") keys = at_output ? std::vector<std::string>{"kernel", "stride", "pads", "dilation", "group", "channels"}
-                                       : std::vector<std::string>{"group"};
-    else if (op == "Gemm") keys = {"channels"};
-    else keys = {"kernel", "stride", "pads", "dilation"};
+    if (op == "Conv")
+      keys = at_output ? std::vector<std::string>{"kernel",   "stride", "pads",
+                                                  "dilation", "group",  "channels"}
+                       : std::vector<std::string>{"group"};
+    else if (op == "Gemm")
+      keys = {"channels"};
+    else
+      keys = {"kernel", "stride", "pads", "dilation"};
     if (!at_output && op != "Conv") continue;
     const std::string key = keys[rng.below(keys.size())];
     const std::vector<int64_t> values = key == "channels" ? std::vector<int64_t>{1, 3, 8, 16}
@@ -229,7 +238,9 @@ std::vector<Mutation> inject_candidates(const onnx::ModelProto& model, Rng& rng)
   for (const auto& i : model.graph().input()) {
     if (inits.count(i.name()) || !is_float_type(i.type().tensor_type().elem_type())) continue;
     const std::string where = rng.below(2) ? "0" : "0.1";
-    out.push_back({"inject", {{"input", i.name()}, {"inject", kinds[rng.below(kinds.size())] + "@" + where}}});
+    out.push_back(
+        {"inject",
+         {{"input", i.name()}, {"inject", kinds[rng.below(kinds.size())] + "@" + where}}});
   }
   return out;
 }

@@ -21,7 +21,6 @@ void set_variant_inputs(onnx::ModelProto& model, const std::map<std::string, std
 
 // NAME=SPEC strings for the model at `path`, with relative file paths made absolute; empty when
 // the model carries no inputs.
-Expected<std::vector<std::string>> variant_input_specs(const std::string& path,
-                                                       const Model& model);
+Expected<std::vector<std::string>> variant_input_specs(const std::string& path, const Model& model);
 
 }  // namespace ig
