@@ -71,6 +71,7 @@ Status regenerate(onnx::TensorProto& init, const Shape& shape, uint64_t seed) {
 // non-positive means the new attributes do not fit the input.
 Status reinfer_shapes(onnx::ModelProto& model) {
   auto* g = model.mutable_graph();
+  sync_initializer_inputs(*g);
   g->clear_value_info();
   for (auto& o : *g->mutable_output())
     if (o.type().has_tensor_type()) o.mutable_type()->mutable_tensor_type()->clear_shape();

@@ -124,6 +124,20 @@ Status splice_after(onnx::GraphProto& g, const std::string& value, const std::st
   return Status::Ok();
 }
 
+void sync_initializer_inputs(onnx::GraphProto& g) {
+  std::map<std::string, const onnx::TensorProto*> inits;
+  for (const auto& t : g.initializer()) inits[t.name()] = &t;
+  for (auto& in : *g.mutable_input()) {
+    auto it = inits.find(in.name());
+    if (it == inits.end()) continue;
+    auto* tt = in.mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(it->second->data_type());
+    auto* shape = tt->mutable_shape();
+    shape->clear_dim();
+    for (int64_t d : it->second->dims()) shape->add_dim()->set_dim_value(d);
+  }
+}
+
 Status cast_model(onnx::ModelProto& model, const std::string& to) {
   const int target = to == "float16"  ? onnx::TensorProto::FLOAT16
                      : to == "double" ? onnx::TensorProto::DOUBLE
@@ -166,6 +180,7 @@ Status cast_model(onnx::ModelProto& model, const std::string& to) {
   g->clear_node();
   for (auto& n : all) *g->add_node() = std::move(n);
   g->clear_value_info();  // recorded float32 intermediate types no longer hold
+  sync_initializer_inputs(*g);
   return Status::Ok();
 }
 

@@ -34,6 +34,10 @@ Status splice_after(onnx::GraphProto& g, const std::string& value, const std::st
 // and outputs so the interface stays as it was.
 Status cast_model(onnx::ModelProto& model, const std::string& to);
 
+// Old-IR models list initializers among the graph inputs too; their declared type and shape must
+// follow the initializer after a mutation converted or regenerated it.
+void sync_initializer_inputs(onnx::GraphProto& g);
+
 struct Mutation;
 class Rng;
 // attr(node=,key=kernel|stride|pads|dilation|group|channels,value=,seed=): mutate_attrs.cpp.
