@@ -37,8 +37,8 @@ TEST(MutateAttrs, ConvAttributesRegenerateWeightsAndReinferShapes) {
   ASSERT_EQ(w.size(), 4u);
   auto with = [&](const std::string& key, const std::string& value) {
     onnx::ModelProto m = base;
-    Status st = apply_mutation(m, {"attr", {{"node", "conv"}, {"key", key}, {"value", value},
-                                            {"seed", "5"}}});
+    Status st = apply_mutation(
+        m, {"attr", {{"node", "conv"}, {"key", key}, {"value", value}, {"seed", "5"}}});
     EXPECT_TRUE(st.ok()) << st.to_string();
     EXPECT_TRUE(check_variant(m).ok()) << key;
     return m;
@@ -51,9 +51,10 @@ TEST(MutateAttrs, ConvAttributesRegenerateWeightsAndReinferShapes) {
   // Same seed, same weights: the lineage replays.
   EXPECT_EQ(content_hash(with("kernel", "1")), content_hash(with("kernel", "1")));
   onnx::ModelProto bad = base;
-  EXPECT_FALSE(apply_mutation(bad, {"attr", {{"node", "conv"}, {"key", "group"}, {"value", "2"},
-                                             {"seed", "1"}}})
-                   .ok());  // 3 input channels
+  EXPECT_FALSE(
+      apply_mutation(bad,
+                     {"attr", {{"node", "conv"}, {"key", "group"}, {"value", "2"}, {"seed", "1"}}})
+          .ok());  // 3 input channels
 }
 
 TEST(MutateAttrs, InjectRecordsTheSpecTheCampaignFeeds) {
