@@ -48,12 +48,25 @@ std::string platform_args() {
   return s;
 }
 
+// A folder of this test process's own (TempDir's name can repeat across test processes that
+// ctest runs at once).
+struct Scratch {
+  fs::path path;
+  Scratch() {
+    path = fs::temp_directory_path() / ("infergap-campaign-" + std::to_string(getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~Scratch() { fs::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
 struct Variants {
   fs::path dir;
   int64_t count = 0;
 };
 
-Variants make_variants(const testing::TempDir& tmp) {
+Variants make_variants(const Scratch& tmp) {
   Variants v{tmp.path / "variants", 0};
   const std::string parent = tmp.file("parent.onnx");
   EXPECT_EQ(testing::run_cli("zoo export Cifar10-small -o " + parent).exit_code, 0);
@@ -70,7 +83,7 @@ Variants make_variants(const testing::TempDir& tmp) {
 }
 
 TEST(CampaignCli, AnalysisNumbersAndResume) {
-  testing::TempDir tmp;
+  Scratch tmp;
   const Variants v = make_variants(tmp);
   ASSERT_GE(v.count, 20);
   const std::string store = tmp.file("c.db");
@@ -152,7 +165,7 @@ int64_t stored_runs(const std::string& path) {
 }
 
 TEST(CampaignCli, SurvivesSigkillAndResumesStoringEveryRunOnce) {
-  testing::TempDir tmp;
+  Scratch tmp;
   const Variants v = make_variants(tmp);
   const std::string store = tmp.file("k.db");
   const std::string args = "campaign --models " + v.dir.string() + platform_args() + " --store " +
@@ -183,7 +196,7 @@ TEST(CampaignCli, SurvivesSigkillAndResumesStoringEveryRunOnce) {
 }
 
 TEST(CampaignCli, ShardsPartitionTheVariants) {
-  testing::TempDir tmp;
+  Scratch tmp;
   const Variants v = make_variants(tmp);
   int64_t sum = 0;
   for (int i = 0; i < 3; ++i) {
@@ -201,7 +214,7 @@ TEST(CampaignCli, ShardsPartitionTheVariants) {
 }
 
 TEST(MutateCli, ExtractionIsDeterministicAndCarriesItsInputs) {
-  testing::TempDir tmp;
+  Scratch tmp;
   const std::string parent = tmp.file("parent.onnx");
   ASSERT_EQ(testing::run_cli("zoo export Cifar10-small -o " + parent).exit_code, 0);
   auto list = [&](const std::string& sub) {
