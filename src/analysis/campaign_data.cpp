@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "analysis/campaign_data.h"
 
@@ -70,20 +71,38 @@ bool within_tolerance(const Tensor& a, const Tensor& b, double rtol, double atol
 }
 
 std::string origin_op(const Case& c, const ValueDiff& differs) {
-  std::set<std::string> produced;
-  for (const auto& n : c.nodes) produced.insert(n.outputs.begin(), n.outputs.end());
+  std::map<std::string, const StoredNode*> producer;
+  for (const auto& n : c.nodes)
+    for (const auto& o : n.outputs) producer[o] = &n;
+  // Whether the values reaching `v` agree; a value a fusing platform never materialised belongs
+  // to the fused group, which then reaches back to its producer's inputs.
+  std::function<bool(const std::string&, std::vector<const StoredNode*>&, int)> agrees =
+      [&](const std::string& v, std::vector<const StoredNode*>& group, int depth) {
+        auto p = producer.find(v);
+        if (v.empty() || p == producer.end()) return true;  // graph inputs, weights: the same
+        const auto d = differs(v);
+        if (d.has_value()) return !*d;
+        if (depth > 16) return false;
+        group.insert(group.begin(), p->second);
+        for (const auto& in : p->second->inputs)
+          if (!agrees(in, group, depth + 1)) return false;
+        return true;
+      };
   for (const auto& n : c.nodes) {
     bool out_differs = false;
     for (const auto& v : n.outputs)
       if (!v.empty() && differs(v).value_or(false)) out_differs = true;
     if (!out_differs) continue;
+    std::vector<const StoredNode*> group;
     bool inputs_agree = true;
-    for (const auto& v : n.inputs) {
-      if (v.empty() || !produced.count(v)) continue;  // graph inputs and weights are the same
-      const auto d = differs(v);
-      if (!d.has_value() || *d) inputs_agree = false;
-    }
-    if (inputs_agree) return n.op_type;
+    for (const auto& v : n.inputs) inputs_agree = inputs_agree && agrees(v, group, 0);
+    if (!inputs_agree) continue;
+    // A fused group reads "Conv+Relu": the divergence is born somewhere inside it.
+    std::string op;
+    std::set<const StoredNode*> seen;
+    for (const auto* g : group)
+      if (seen.insert(g).second) op += g->op_type + "+";
+    return op + n.op_type;
   }
   // Without per-layer values: a single-op variant (Cast and Identity wrappers aside) still says.
   std::string only;

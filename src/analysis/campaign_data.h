@@ -2,7 +2,9 @@
 // run with its captured values and non-finite counts, and the helpers the sections share.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>

@@ -3,6 +3,7 @@
 // Runs every variant on every platform and the oracle (a study with one input set per variant:
 // the inputs the variant carries, else seeded random data), locates the divergences it must
 // explain by rerunning those runs with every layer, and prints the campaign analysis.
+#include <chrono>
 #include <cstdio>
 #include <thread>
 
@@ -82,6 +83,11 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     opt.jobs =
         a->jobs > 0 ? a->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     opt.model_inputs = variant_input_specs;
+    using Clock = std::chrono::steady_clock;
+    auto seconds_since = [](Clock::time_point t) {
+      return std::chrono::duration<double>(Clock::now() - t).count();
+    };
+    const auto t_runs = Clock::now();
     ProgressBar bar("campaign");
     auto summary = run_study(**store, pool, opt, [&](const StudyProgress& p) {
       bar.update(p.done, p.total, p.executed, p.current);
@@ -89,6 +95,8 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     bar.finish();
     if (!summary.ok()) return fail(summary.status());
     a->analysis.oracle = summary->oracle;
+    const double runs_seconds = seconds_since(t_runs);
+    const auto t_layers = Clock::now();
     TraceSummary traced;
     if (!opt.all_layers) {
       auto need = runs_needing_layers(**store, a->analysis);
@@ -101,7 +109,10 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
       if (!t.ok()) return fail(t.status());
       traced = *t;
     }
+    const double layers_seconds = seconds_since(t_layers);
+    const auto t_analysis = Clock::now();
     auto analysis = analyse_campaign(**store, a->analysis);
+    const double analysis_seconds = seconds_since(t_analysis);
     if (!analysis.ok()) return fail(analysis.status());
     nlohmann::json j{{"store", a->store},
                      {"shard", a->shard},
@@ -114,6 +125,13 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
                      {"runs_layer_traced", traced.traced},
                      {"runs_not_reproduced", traced.changed},
                      {"verdicts", summary->verdicts},
+                     // Where the time went: registering and running (runs/s stored), the
+                     // per-layer reruns, the analysis.
+                     {"seconds",
+                      {{"runs", runs_seconds},
+                       {"runs_per_second", runs_seconds > 0 ? summary->executed / runs_seconds : 0},
+                       {"layers", layers_seconds},
+                       {"analysis", analysis_seconds}}},
                      {"analysis", *analysis}};
     if (a->json) {
       std::printf("%s\n", j.dump(2).c_str());
