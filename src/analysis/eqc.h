@@ -36,9 +36,17 @@ struct LayerRow {
   std::vector<std::string> values;  // the node's captured outputs
   Partition partition;
   int remaining_precision = -1;
+  // Share of elements on which the classes do not all agree bit for bit (the paper's Table SUP-8
+  // "deviating values"); 0 with one class.
+  double deviating_share = 0;
   bool split = false;  // two platforms with equal inputs get different outputs here
   bool merge = false;  // two platforms with different inputs get equal outputs here
 };
+
+// Share of the elements of `values` on which the classes' representatives are not all bitwise
+// equal (0 for one class or no comparable tensor).
+Expected<double> deviating_share(const CaseData& c, const Partition& p,
+                                 const std::vector<std::string>& values, TensorCache& cache);
 
 // Every traced node of the case in topological order.
 Expected<std::vector<LayerRow>> layer_table(const CaseData& c,

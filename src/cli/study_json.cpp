@@ -49,6 +49,7 @@ nlohmann::json layer_json(const LayerRow& r) {
           {"eqc_count", r.partition.classes.size()},
           {"classes", r.partition.classes},
           {"remaining_precision", r.remaining_precision},
+          {"deviating_share", r.deviating_share},
           {"split", r.split},
           {"merge", r.merge}};
 }
