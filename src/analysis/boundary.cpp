@@ -111,10 +111,10 @@ Expected<BoundaryResult> find_boundary(const std::vector<Tensor>& starts, const 
       }
     }
   }
-  result.note = result.pairs_tried == 0
-                    ? "platform A gives every start input the same label; try more starts"
-                    : "no flip within float resolution on " + std::to_string(result.pairs_tried) +
-                          " pair(s)";
+  result.note =
+      result.pairs_tried == 0
+          ? "platform A gives every start input the same label; try more starts"
+          : "no flip within float resolution on " + std::to_string(result.pairs_tried) + " pair(s)";
   return result;
 }
 

@@ -17,8 +17,8 @@ namespace ig {
 using LogitsFn = std::function<Expected<std::vector<double>>(const Tensor& input)>;
 
 struct Labelled {
-  int label = -1;     // argmax (first on ties)
-  double gap = 0;     // top-1 minus top-2 logit
+  int label = -1;  // argmax (first on ties)
+  double gap = 0;  // top-1 minus top-2 logit
 };
 Labelled top1(const std::vector<double>& logits);
 
@@ -36,7 +36,7 @@ struct BoundaryResult {
   Tensor input;                               // the flipping input (when found)
   Labelled on_a, on_b;
   std::vector<double> logits_a, logits_b;
-  std::string note;                           // why the search stopped
+  std::string note;  // why the search stopped
 };
 
 // `starts` are the natural inputs (all of one dtype and shape, float). Errors from a platform end

@@ -147,8 +147,7 @@ Expected<std::vector<LayerRow>> layer_table(const CaseData& c,
     row.partition = partition_values(c, platforms, row.values);
     IG_ASSIGN_OR_RETURN(row.remaining_precision,
                         set_precision(c, row.partition, row.values, cache));
-    IG_ASSIGN_OR_RETURN(row.deviating_share,
-                        deviating_share(c, row.partition, row.values, cache));
+    IG_ASSIGN_OR_RETURN(row.deviating_share, deviating_share(c, row.partition, row.values, cache));
     const Partition in = partition_values(c, platforms, produced_inputs(c, node));
     for (size_t i = 0; i < platforms.size(); ++i) {
       for (size_t j = i + 1; j < platforms.size(); ++j) {

@@ -33,8 +33,8 @@ TEST(Boundary, Top1TakesTheFirstMaximumAndItsLead) {
 }
 
 TEST(Boundary, BisectionFindsAnInputBetweenTwoDecisionBoundaries) {
-  auto r = find_boundary({filled(0.0f), filled(1.0f)}, threshold_at(2.0), threshold_at(2.0 + 1e-5),
-                         {});
+  auto r =
+      find_boundary({filled(0.0f), filled(1.0f)}, threshold_at(2.0), threshold_at(2.0 + 1e-5), {});
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(r->found) << r->note;
   EXPECT_EQ(r->natural_flips, 0);
@@ -64,13 +64,14 @@ TEST(Boundary, RejectsStartsOfDifferentShapes) {
 // evaluates it again on the two platforms.
 TEST(BoundaryCli, FoundInputFlipsTheLabelWhenRunAgain) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("infergap-boundary-" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("infergap-boundary-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string model = (dir / "m.onnx").string();
   ASSERT_EQ(testing::run_cli("zoo export Cifar10-small -o " + model).exit_code, 0);
-  auto r = testing::run_cli("boundary " + model + " -p ref -p ref:conv=im2col -o " +
-                            dir.string() + " --json");
+  auto r = testing::run_cli("boundary " + model + " -p ref -p ref:conv=im2col -o " + dir.string() +
+                            " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.at("found").get<bool>());
