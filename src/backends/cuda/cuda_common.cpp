@@ -59,7 +59,7 @@ std::string device_description(int device) {
 Expected<DeviceBuffer> DeviceBuffer::allocate(size_t bytes) {
   DeviceBuffer b;
   // cudaMalloc(0) may return null: keep one byte so every buffer has an address.
-  IG_CUDA_CALL(cudaMalloc(&b.ptr_, bytes == 0 ? 1 : bytes));
+  IG_CUDA_CALL(cudaMalloc, &b.ptr_, bytes == 0 ? 1 : bytes);
   b.bytes_ = bytes;
   return b;
 }
@@ -90,18 +90,18 @@ Status set_tensor(TensorDesc& d, const Shape& shape, size_t min_rank) {
     stride *= std::max<int64_t>(s[i], 1);
   }
   if (!d.get()) IG_RETURN_IF_ERROR(d.create());
-  IG_CUDA_CALL(cudnnSetTensorNdDescriptor(d.get(), CUDNN_DATA_FLOAT, static_cast<int>(dims.size()),
-                                          dims.data(), strides.data()));
+  IG_CUDA_CALL(cudnnSetTensorNdDescriptor, d.get(), CUDNN_DATA_FLOAT, static_cast<int>(dims.size()),
+               dims.data(), strides.data());
   return Status::Ok();
 }
 
 Expected<std::unique_ptr<Context>> Context::create(const Options& options) {
   IG_RETURN_IF_ERROR(device_status(options.device));
   std::unique_ptr<Context> c(new Context(options));
-  IG_CUDA_CALL(cudaSetDevice(options.device));
-  IG_CUDA_CALL(cudaStreamCreateWithFlags(&c->stream_, cudaStreamNonBlocking));
-  IG_CUDA_CALL(cudnnCreate(&c->dnn_));
-  IG_CUDA_CALL(cudnnSetStream(c->dnn_, c->stream_));
+  IG_CUDA_CALL(cudaSetDevice, options.device);
+  IG_CUDA_CALL(cudaStreamCreateWithFlags, &c->stream_, cudaStreamNonBlocking);
+  IG_CUDA_CALL(cudnnCreate, &c->dnn_);
+  IG_CUDA_CALL(cudnnSetStream, c->dnn_, c->stream_);
   IG_ASSIGN_OR_RETURN(c->cublas_, cublas());
   const Cublas& b = *c->cublas_;
   IG_RETURN_IF_ERROR(check(b.create(&c->blas_), "cublasCreate"));
@@ -135,8 +135,8 @@ Expected<DeviceTensor> Context::upload(const Tensor& t) {
     return unsupported("the cuda backend computes in float32; got {}", dtype_name(t.dtype()));
   }
   IG_ASSIGN_OR_RETURN(DeviceTensor d, empty(t.shape()));
-  IG_CUDA_CALL(cudaMemcpyAsync(d.data(), t.data<float>(), t.numel() * sizeof(float),
-                               cudaMemcpyHostToDevice, stream_));
+  IG_CUDA_CALL(cudaMemcpyAsync, d.data(), t.data<float>(), t.numel() * sizeof(float),
+               cudaMemcpyHostToDevice, stream_);
   // The host tensor may be freed after return: wait for the copy.
   IG_RETURN_IF_ERROR(sync());
   return d;
@@ -144,8 +144,8 @@ Expected<DeviceTensor> Context::upload(const Tensor& t) {
 
 Expected<Tensor> Context::download(const DeviceTensor& d) {
   IG_ASSIGN_OR_RETURN(Tensor t, Tensor::create(DType::kFloat32, d.shape));
-  IG_CUDA_CALL(cudaMemcpyAsync(t.data<float>(), d.data(), d.numel() * sizeof(float),
-                               cudaMemcpyDeviceToHost, stream_));
+  IG_CUDA_CALL(cudaMemcpyAsync, t.data<float>(), d.data(), d.numel() * sizeof(float),
+               cudaMemcpyDeviceToHost, stream_);
   IG_RETURN_IF_ERROR(sync());
   return t;
 }
@@ -161,7 +161,7 @@ Expected<void*> Context::workspace(size_t bytes) {
 }
 
 Status Context::sync() {
-  IG_CUDA_CALL(cudaStreamSynchronize(stream_));
+  IG_CUDA_CALL(cudaStreamSynchronize, stream_);
   return Status::Ok();
 }
 

@@ -21,7 +21,7 @@ namespace ig::cuda {
 Status check(cudaError_t e, const char* call);
 Status check(cudnnStatus_t e, const char* call);
 Status check(cublasStatus_t e, const char* call);
-#define IG_CUDA_CALL(expr) IG_RETURN_IF_ERROR(::ig::cuda::check((expr), #expr))
+#define IG_CUDA_CALL(fn, ...) IG_RETURN_IF_ERROR(::ig::cuda::check(fn(__VA_ARGS__), #fn))
 
 // Ok when `device` exists; else kUnsupported "no CUDA device: cudaGetDeviceCount returned ...".
 // Never crashes on a machine without a driver or GPU.

@@ -21,12 +21,13 @@ cudnnMathType_t base_math(const Context& c) {
   return c.opt().tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
 }
 
-// A perf entry this platform may use: it ran, its math matches tf32 (never down-conversion to
-// fp16), and it is deterministic when that was asked for.
+// A perf entry this platform may use: it ran, its math fits tf32 (never down-conversion to fp16;
+// with tf32=off no tensor-op variant, and the choice runs with FMA math whatever the entry says),
+// and it is deterministic when that was asked for.
 bool acceptable(const Context& c, const cudnnConvolutionFwdAlgoPerf_t& p) {
   if (p.status != CUDNN_STATUS_SUCCESS) return false;
   if (p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return false;
-  if (!c.opt().tf32 && p.mathType != CUDNN_FMA_MATH) return false;
+  if (!c.opt().tf32 && p.mathType == CUDNN_TENSOR_OP_MATH) return false;
   if (c.opt().deterministic && p.determinism != CUDNN_DETERMINISTIC) return false;
   return true;
 }
@@ -53,26 +54,25 @@ std::string describe(const ConvChoice& ch, const Context& c, const std::string& 
 }
 
 Status set_math(const ConvProblem& p, cudnnMathType_t m) {
-  IG_CUDA_CALL(cudnnSetConvolutionMathType(p.conv.get(), m));
+  IG_CUDA_CALL(cudnnSetConvolutionMathType, p.conv.get(), m);
   return Status::Ok();
 }
 
 Expected<size_t> workspace_size(Context& c, const ConvProblem& p, cudnnConvolutionFwdAlgo_t algo) {
   size_t bytes = 0;
-  IG_CUDA_CALL(cudnnGetConvolutionForwardWorkspaceSize(c.dnn(), p.x.get(), p.w.get(), p.conv.get(),
-                                                       p.y.get(), algo, &bytes));
+  IG_CUDA_CALL(cudnnGetConvolutionForwardWorkspaceSize, c.dnn(), p.x.get(), p.w.get(), p.conv.get(),
+               p.y.get(), algo, &bytes);
   return bytes;
 }
 
 // cuDNN's heuristic list (no timing), best first.
 Expected<std::vector<cudnnConvolutionFwdAlgoPerf_t>> heuristics(Context& c, const ConvProblem& p) {
   int max_count = 0;
-  IG_CUDA_CALL(cudnnGetConvolutionForwardAlgorithmMaxCount(c.dnn(), &max_count));
+  IG_CUDA_CALL(cudnnGetConvolutionForwardAlgorithmMaxCount, c.dnn(), &max_count);
   std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<size_t>(std::max(max_count, 1)));
   int returned = 0;
-  IG_CUDA_CALL(cudnnGetConvolutionForwardAlgorithm_v7(c.dnn(), p.x.get(), p.w.get(), p.conv.get(),
-                                                      p.y.get(), static_cast<int>(perf.size()),
-                                                      &returned, perf.data()));
+  IG_CUDA_CALL(cudnnGetConvolutionForwardAlgorithm_v7, c.dnn(), p.x.get(), p.w.get(), p.conv.get(),
+               p.y.get(), static_cast<int>(perf.size()), &returned, perf.data());
   perf.resize(static_cast<size_t>(returned));
   return perf;
 }
@@ -142,8 +142,8 @@ double median_ms(std::vector<float> v) {
 // Times one candidate `runs` times (after a warm-up run) with CUDA events on the stream.
 Expected<double> time_candidate(Context& c, const ConvProblem& p, const ConvChoice& ch, int runs) {
   cudaEvent_t start = nullptr, stop = nullptr;
-  IG_CUDA_CALL(cudaEventCreate(&start));
-  IG_CUDA_CALL(cudaEventCreate(&stop));
+  IG_CUDA_CALL(cudaEventCreate, &start);
+  IG_CUDA_CALL(cudaEventCreate, &stop);
   std::vector<float> ms;
   Status st = conv_forward(c, p, ch);
   for (int r = 0; st.ok() && r < runs; ++r) {
@@ -169,12 +169,12 @@ Expected<ConvChoice> tuned_choice(Context& c, const ConvProblem& p, Algo rule) {
   const size_t ws_bytes = tuning_workspace(c, p);
   IG_ASSIGN_OR_RETURN(void* ws, c.workspace(ws_bytes));
   int max_count = 0;
-  IG_CUDA_CALL(cudnnGetConvolutionForwardAlgorithmMaxCount(c.dnn(), &max_count));
+  IG_CUDA_CALL(cudnnGetConvolutionForwardAlgorithmMaxCount, c.dnn(), &max_count);
   std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<size_t>(std::max(max_count, 1)));
   int returned = 0;
-  IG_CUDA_CALL(cudnnFindConvolutionForwardAlgorithmEx(
-      c.dnn(), p.x.get(), p.xd.data(), p.w.get(), p.wd.data(), p.conv.get(), p.y.get(), p.yd.data(),
-      static_cast<int>(perf.size()), &returned, perf.data(), ws, ws_bytes));
+  IG_CUDA_CALL(cudnnFindConvolutionForwardAlgorithmEx, c.dnn(), p.x.get(), p.xd.data(), p.w.get(),
+               p.wd.data(), p.conv.get(), p.y.get(), p.yd.data(), static_cast<int>(perf.size()),
+               &returned, perf.data(), ws, ws_bytes);
   perf.resize(static_cast<size_t>(returned));
   std::vector<ConvChoice> candidates;
   for (const auto& e : perf) {
@@ -241,9 +241,9 @@ Expected<ConvChoice> choose_conv_algo(Context& c, Algo rule, const ConvProblem& 
 Status conv_forward(Context& c, const ConvProblem& p, const ConvChoice& choice) {
   IG_ASSIGN_OR_RETURN(void* ws, c.workspace(choice.workspace));
   const float one = 1.0f, zero = 0.0f;
-  IG_CUDA_CALL(cudnnConvolutionForward(c.dnn(), &one, p.x.get(), p.xd.data(), p.w.get(),
-                                       p.wd.data(), p.conv.get(), choice.algo, ws, choice.workspace,
-                                       &zero, p.y.get(), p.yd.data()));
+  IG_CUDA_CALL(cudnnConvolutionForward, c.dnn(), &one, p.x.get(), p.xd.data(), p.w.get(),
+               p.wd.data(), p.conv.get(), choice.algo, ws, choice.workspace, &zero, p.y.get(),
+               p.yd.data());
   return Status::Ok();
 }
 

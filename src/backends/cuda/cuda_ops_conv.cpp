@@ -51,19 +51,18 @@ Expected<OpResult> run_conv(Context& c, const OpArgs& a) {
   IG_RETURN_IF_ERROR(set_tensor(ydesc, pad_right(out, rank)));
   IG_RETURN_IF_ERROR(wdesc.create());
   const std::vector<int> wdims = to_int(pad_right(w.shape(), rank));
-  IG_CUDA_CALL(cudnnSetFilterNdDescriptor(wdesc.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
-                                          static_cast<int>(rank), wdims.data()));
+  IG_CUDA_CALL(cudnnSetFilterNdDescriptor, wdesc.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+               static_cast<int>(rank), wdims.data());
   IG_RETURN_IF_ERROR(cdesc.create());
   const std::vector<int> pads = to_int(win.pads), strides = to_int(win.strides),
                          dil = to_int(win.dilations);
-  IG_CUDA_CALL(cudnnSetConvolutionNdDescriptor(cdesc.get(), static_cast<int>(rank - 2), pads.data(),
-                                               strides.data(), dil.data(), CUDNN_CROSS_CORRELATION,
-                                               CUDNN_DATA_FLOAT));
-  IG_CUDA_CALL(cudnnSetConvolutionGroupCount(cdesc.get(), static_cast<int>(group)));
+  IG_CUDA_CALL(cudnnSetConvolutionNdDescriptor, cdesc.get(), static_cast<int>(rank - 2),
+               pads.data(), strides.data(), dil.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+  IG_CUDA_CALL(cudnnSetConvolutionGroupCount, cdesc.get(), static_cast<int>(group));
   // Our output geometry and cuDNN's must agree, or the descriptors above are wrong.
   std::vector<int> cudnn_out(rank);
-  IG_CUDA_CALL(cudnnGetConvolutionNdForwardOutputDim(cdesc.get(), xdesc.get(), wdesc.get(),
-                                                     static_cast<int>(rank), cudnn_out.data()));
+  IG_CUDA_CALL(cudnnGetConvolutionNdForwardOutputDim, cdesc.get(), xdesc.get(), wdesc.get(),
+               static_cast<int>(rank), cudnn_out.data());
   if (to_int(pad_right(out, rank)) != cudnn_out) {
     return internal_error("{}: cuDNN computes a different output shape than ONNX {}",
                           a.node.label(), shape_to_string(out));
@@ -80,10 +79,10 @@ Expected<OpResult> run_conv(Context& c, const OpArgs& a) {
   IG_ASSIGN_OR_RETURN(const Algo rule, algo_for_conv(c.opt(), a.conv_index, a.conv_count));
   IG_ASSIGN_OR_RETURN(ConvChoice choice, choose_conv_algo(c, rule, p));
   Status st = conv_forward(c, p, choice);
-  // A fixed algorithm whose workspace query passed may still be refused when it runs, or need
-  // more memory than the device has: fall back like a refused query does.
-  if (!st.ok() && is_fixed(rule) &&
-      (st.code() == StatusCode::kUnsupported || st.code() == StatusCode::kResourceExhausted)) {
+  // A fixed algorithm whose workspace query passed may still be refused when it runs (cuDNN
+  // answers NOT_SUPPORTED or BAD_PARAM for shapes an algorithm lacks), or need more memory than
+  // the device has: fall back like a refused query does, the note saying why.
+  if (!st.ok() && is_fixed(rule)) {
     IG_ASSIGN_OR_RETURN(choice, fallback_choice(c, p, rule, st));
     st = conv_forward(c, p, choice);
   }
@@ -96,8 +95,8 @@ Expected<OpResult> run_conv(Context& c, const OpArgs& a) {
     IG_RETURN_IF_ERROR(set_tensor(bdesc, bshape));
     IG_ASSIGN_OR_RETURN(DeviceTensor bd, a.device(2));
     const float one = 1.0f;
-    IG_CUDA_CALL(
-        cudnnAddTensor(c.dnn(), &one, bdesc.get(), bd.data(), &one, ydesc.get(), yd.data()));
+    IG_CUDA_CALL(cudnnAddTensor, c.dnn(), &one, bdesc.get(), bd.data(), &one, ydesc.get(),
+                 yd.data());
   }
   return OpResult{yd, choice.note};
 }

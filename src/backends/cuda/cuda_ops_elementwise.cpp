@@ -69,14 +69,14 @@ Expected<OpResult> run_activation(Context& c, const OpArgs& a) {
   TensorDesc desc;
   IG_RETURN_IF_ERROR(adesc.create());
   // ONNX propagates NaN through every activation.
-  IG_CUDA_CALL(
-      cudnnSetActivationDescriptor(adesc.get(), act.first, CUDNN_PROPAGATE_NAN, act.second));
+  IG_CUDA_CALL(cudnnSetActivationDescriptor, adesc.get(), act.first, CUDNN_PROPAGATE_NAN,
+               act.second);
   IG_RETURN_IF_ERROR(set_tensor(desc, {x.numel()}));
   IG_ASSIGN_OR_RETURN(DeviceTensor xd, a.device(0));
   IG_ASSIGN_OR_RETURN(DeviceTensor yd, c.empty(x.shape()));
   const float one = 1.0f, zero = 0.0f;
-  IG_CUDA_CALL(cudnnActivationForward(c.dnn(), adesc.get(), &one, desc.get(), xd.data(), &zero,
-                                      desc.get(), yd.data()));
+  IG_CUDA_CALL(cudnnActivationForward, c.dnn(), adesc.get(), &one, desc.get(), xd.data(), &zero,
+               desc.get(), yd.data());
   return OpResult{yd, "cudnnActivationForward"};
 }
 
@@ -89,6 +89,10 @@ Expected<OpResult> run_binary(Context& c, const OpArgs& a) {
   IG_ASSIGN_OR_RETURN(Shape out, broadcast_shapes({x.shape(), y.shape()}));
   const std::string& op = a.node.op_type;
   const size_t rank = std::max<size_t>(4, out.size());
+  if (rank > 5) {
+    return unsupported("{}: cudnnOpTensor takes tensors of up to 5 dims, not {}", a.node.label(),
+                       shape_to_string(out));
+  }
   auto padded = [&](const Shape& s) {
     Shape p(rank - s.size(), 1);
     p.insert(p.end(), s.begin(), s.end());
@@ -107,9 +111,9 @@ Expected<OpResult> run_binary(Context& c, const OpArgs& a) {
   OpDesc odesc;
   TensorDesc fdesc, odesc_t, cdesc;
   IG_RETURN_IF_ERROR(odesc.create());
-  IG_CUDA_CALL(cudnnSetOpTensorDescriptor(odesc.get(),
-                                          op == "Mul" ? CUDNN_OP_TENSOR_MUL : CUDNN_OP_TENSOR_ADD,
-                                          CUDNN_DATA_FLOAT, CUDNN_PROPAGATE_NAN));
+  IG_CUDA_CALL(cudnnSetOpTensorDescriptor, odesc.get(),
+               op == "Mul" ? CUDNN_OP_TENSOR_MUL : CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT,
+               CUDNN_PROPAGATE_NAN);
   IG_RETURN_IF_ERROR(set_tensor(fdesc, padded(a.in(full).shape())));
   IG_RETURN_IF_ERROR(set_tensor(odesc_t, padded(a.in(other).shape())));
   IG_RETURN_IF_ERROR(set_tensor(cdesc, padded(out)));
@@ -117,9 +121,8 @@ Expected<OpResult> run_binary(Context& c, const OpArgs& a) {
   IG_ASSIGN_OR_RETURN(DeviceTensor od, a.device(other));
   IG_ASSIGN_OR_RETURN(DeviceTensor yd, c.empty(out));
   const float zero = 0.0f;
-  IG_CUDA_CALL(cudnnOpTensor(c.dnn(), odesc.get(), &alpha_full, fdesc.get(), fd.data(),
-                             &alpha_other, odesc_t.get(), od.data(), &zero, cdesc.get(),
-                             yd.data()));
+  IG_CUDA_CALL(cudnnOpTensor, c.dnn(), odesc.get(), &alpha_full, fdesc.get(), fd.data(),
+               &alpha_other, odesc_t.get(), od.data(), &zero, cdesc.get(), yd.data());
   return OpResult{yd, "cudnnOpTensor"};
 }
 

@@ -76,16 +76,15 @@ Expected<OpResult> run_pool(Context& c, const OpArgs& a) {
   TensorDesc xdesc, ydesc;
   IG_RETURN_IF_ERROR(pdesc.create());
   const std::vector<int> k = to_int(win.kernel), p = to_int(win.pads), s = to_int(win.strides);
-  IG_CUDA_CALL(cudnnSetPoolingNdDescriptor(pdesc.get(), mode, CUDNN_PROPAGATE_NAN,
-                                           static_cast<int>(k.size()), k.data(), p.data(),
-                                           s.data()));
+  IG_CUDA_CALL(cudnnSetPoolingNdDescriptor, pdesc.get(), mode, CUDNN_PROPAGATE_NAN,
+               static_cast<int>(k.size()), k.data(), p.data(), s.data());
   IG_RETURN_IF_ERROR(set_tensor(xdesc, pad_right(x.shape(), rank)));
   IG_RETURN_IF_ERROR(set_tensor(ydesc, pad_right(out, rank)));
   IG_ASSIGN_OR_RETURN(DeviceTensor xd, a.device(0));
   IG_ASSIGN_OR_RETURN(DeviceTensor yd, c.empty(out));
   const float one = 1.0f, zero = 0.0f;
-  IG_CUDA_CALL(cudnnPoolingForward(c.dnn(), pdesc.get(), &one, xdesc.get(), xd.data(), &zero,
-                                   ydesc.get(), yd.data()));
+  IG_CUDA_CALL(cudnnPoolingForward, c.dnn(), pdesc.get(), &one, xdesc.get(), xd.data(), &zero,
+               ydesc.get(), yd.data());
   return OpResult{yd, "cudnnPoolingForward " + what};
 }
 
@@ -119,7 +118,7 @@ Expected<OpResult> run_batchnorm(Context& c, const OpArgs& a) {
   TensorDesc xdesc, bndesc;
   IG_RETURN_IF_ERROR(set_tensor(xdesc, pad_right(x.shape(), rank)));
   IG_RETURN_IF_ERROR(bndesc.create());
-  IG_CUDA_CALL(cudnnDeriveBNTensorDescriptor(bndesc.get(), xdesc.get(), CUDNN_BATCHNORM_SPATIAL));
+  IG_CUDA_CALL(cudnnDeriveBNTensorDescriptor, bndesc.get(), xdesc.get(), CUDNN_BATCHNORM_SPATIAL);
   std::vector<DeviceTensor> in;
   for (size_t i = 0; i < 5; ++i) {
     IG_ASSIGN_OR_RETURN(DeviceTensor d, a.device(i));
@@ -128,9 +127,9 @@ Expected<OpResult> run_batchnorm(Context& c, const OpArgs& a) {
   IG_ASSIGN_OR_RETURN(DeviceTensor yd, c.empty(x.shape()));
   const double eps = a.node.attr_float("epsilon", 1e-5f);
   const float one = 1.0f, zero = 0.0f;
-  IG_CUDA_CALL(cudnnBatchNormalizationForwardInference(
-      c.dnn(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, xdesc.get(), in[0].data(), xdesc.get(),
-      yd.data(), bndesc.get(), in[1].data(), in[2].data(), in[3].data(), in[4].data(), eps));
+  IG_CUDA_CALL(cudnnBatchNormalizationForwardInference, c.dnn(), CUDNN_BATCHNORM_SPATIAL, &one,
+               &zero, xdesc.get(), in[0].data(), xdesc.get(), yd.data(), bndesc.get(), in[1].data(),
+               in[2].data(), in[3].data(), in[4].data(), eps);
   return OpResult{yd, "cudnnBatchNormalizationForwardInference"};
 }
 
@@ -154,9 +153,9 @@ Expected<OpResult> run_softmax(Context& c, const OpArgs& a) {
   IG_ASSIGN_OR_RETURN(DeviceTensor yd, c.empty(x.shape()));
   const bool log = a.node.op_type == "LogSoftmax";
   const float one = 1.0f, zero = 0.0f;
-  IG_CUDA_CALL(cudnnSoftmaxForward(c.dnn(), log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
-                                   CUDNN_SOFTMAX_MODE_CHANNEL, &one, desc.get(), xd.data(), &zero,
-                                   desc.get(), yd.data()));
+  IG_CUDA_CALL(cudnnSoftmaxForward, c.dnn(), log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
+               CUDNN_SOFTMAX_MODE_CHANNEL, &one, desc.get(), xd.data(), &zero, desc.get(),
+               yd.data());
   return OpResult{yd, log ? "cudnnSoftmaxForward log" : "cudnnSoftmaxForward accurate"};
 }
 
