@@ -123,6 +123,7 @@ class Executor {
       return native;
     }
     IG_ASSIGN_OR_RETURN(auto outs, run_single_node(backend_.ref(), model_, node, values));
+    if (node.op_type == "Conv") conv_algos_.push_back("ref");
     const std::string note =
         native.ok() ? "data movement (reference kernel)" : "fallback=ref: " + native.message();
     store(node, std::move(outs), values, {"", note});

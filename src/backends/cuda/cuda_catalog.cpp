@@ -33,13 +33,13 @@ const CandidateRegistrar kCudaCandidates("cuda", [] {
 Expected<std::unique_ptr<Backend>> make_unbuilt(const PlatformSpec& spec) {
   IG_RETURN_IF_ERROR(cuda::parse_options(spec).status());
   return unsupported(
-      "platform '{}': this infergap was built without the cuda backend (the CUDA toolkit or "
-      "cuDNN was not found at configure time; see INFERGAP_CUDA)",
+      "platform '{}': this infergap was built without the cuda backend (INFERGAP_CUDA=OFF: "
+      "the CUDA toolkit or cuDNN was not found at configure time, or the option was turned off)",
       spec.to_string());
 }
 
 const BackendRegistrar kCudaRegistrar(BackendFactory{
-    "cuda", "cuDNN + cuBLAS per ONNX node (not built here: no CUDA toolkit or cuDNN)", make_unbuilt,
+    "cuda", "cuDNN + cuBLAS per ONNX node (not built here: INFERGAP_CUDA=OFF)", make_unbuilt,
     nullptr});
 #endif
 
