@@ -178,8 +178,18 @@ Expected<ConvChoice> tuned_choice(Context& c, const ConvProblem& p, Algo rule) {
   perf.resize(static_cast<size_t>(returned));
   std::vector<ConvChoice> candidates;
   for (const auto& e : perf) {
-    if (!acceptable(c, e) || e.memory > ws_bytes) continue;
-    candidates.push_back({e.algo, c.opt().tf32 ? e.mathType : CUDNN_FMA_MATH, e.memory, ""});
+    if (!acceptable(c, e)) continue;
+    ConvChoice ch{e.algo, c.opt().tf32 ? e.mathType : CUDNN_FMA_MATH, 0, ""};
+    const bool seen = std::any_of(candidates.begin(), candidates.end(), [&](const ConvChoice& o) {
+      return o.algo == ch.algo && o.math == ch.math;
+    });
+    if (seen) continue;  // Find lists tensor-op and FMA variants; with tf32=off both run FMA
+    // The workspace for the math the choice runs with, which may not be the entry's.
+    IG_RETURN_IF_ERROR(set_math(p, ch.math));
+    auto need = workspace_size(c, p, ch.algo);
+    if (!need.ok() || *need > ws_bytes) continue;
+    ch.workspace = *need;
+    candidates.push_back(ch);
   }
   if (candidates.empty()) {
     return unsupported("autotuning found no {}algorithm that runs this convolution{}",
@@ -192,13 +202,12 @@ Expected<ConvChoice> tuned_choice(Context& c, const ConvProblem& p, Algo rule) {
     ch.note = describe(ch, c, "autotune");
     return ch;
   }
-  size_t best = 0;
-  double best_ms = 0;
+  size_t best = 0;  // Find's first when no candidate could be timed
+  double best_ms = -1;
   for (size_t i = 0; i < candidates.size(); ++i) {
     IG_RETURN_IF_ERROR(set_math(p, candidates[i].math));
     auto ms = time_candidate(c, p, candidates[i], c.opt().tune_runs);
-    if (!ms.ok()) continue;
-    if (i == 0 || *ms < best_ms) best = i, best_ms = *ms;
+    if (ms.ok() && (best_ms < 0 || *ms < best_ms)) best = i, best_ms = *ms;
   }
   ConvChoice ch = candidates[best];
   IG_RETURN_IF_ERROR(set_math(p, ch.math));
