@@ -15,9 +15,17 @@ fi
 export PYTHONPATH="$ROOT/experiments${PYTHONPATH:+:$PYTHONPATH}"
 
 # ig ARGS...: runs the CLI, logs the command line to $OUT/commands.txt (the recipe of the numbers).
+# Exit 1 (the job ran, some platform or run failed: recorded as verdicts) is a result, not an
+# error; exit 2 and up stop the experiment.
 ig() {
   echo "infergap $*" >>"$OUT/commands.txt"
-  "$IG" "$@"
+  local rc=0
+  "$IG" "$@" || rc=$?
+  if ((rc == 1)); then
+    echo "$NAME: infergap $1: some runs failed (recorded as verdicts)" >&2
+  elif ((rc != 0)); then
+    return "$rc"
+  fi
 }
 
 # has COMMAND: whether this build has the subcommand.
