@@ -16,6 +16,32 @@ int Partition::class_of(const std::string& platform) const {
   return -1;
 }
 
+std::string class_name(int k) {
+  std::string s;
+  for (int n = k + 1; n > 0; n = (n - 1) / 26)
+    s.insert(s.begin(), static_cast<char>('A' + (n - 1) % 26));
+  return s;
+}
+
+std::string EqcCell::text() const {
+  if (cls < 0) return verdict;
+  return class_name(cls) + (new_class ? "*" : "") + (nondeterministic ? "~" : "");
+}
+
+EqcCell eqc_cell(const CaseData& c, const Partition& p, const std::string& platform) {
+  EqcCell cell;
+  cell.cls = p.class_of(platform);
+  if (cell.cls < 0) {
+    auto it = c.runs.find(platform);
+    cell.verdict =
+        it == c.runs.end() || it->second.reps.empty() ? "-" : it->second.reps.front().verdict;
+    return cell;
+  }
+  cell.new_class = p.classes[static_cast<size_t>(cell.cls)].front() == platform;
+  cell.nondeterministic = c.runs.at(platform).nondeterministic();
+  return cell;
+}
+
 namespace {
 
 // Keys of `values` in run r; false if one is missing.

@@ -30,6 +30,20 @@ Expected<int> pair_precision(const RepRun& a, const RepRun& b,
 Expected<int> set_precision(const CaseData& c, const Partition& p,
                             const std::vector<std::string>& values, TensorCache& cache);
 
+// Class names: A, B, ..., Z, AA, AB, ...
+std::string class_name(int k);
+
+// One platform's cell of the EQC matrix (platforms x cases): its class of the case's outputs, or
+// the verdict of its first run where it has no ok run.
+struct EqcCell {
+  int cls = -1;                   // index into the partition's classes; -1: no class
+  bool new_class = false;         // the platform is its class's first member in this case
+  bool nondeterministic = false;  // its repetitions disagreed
+  std::string verdict;            // when cls < 0: the first run's verdict, or "-" if none
+  std::string text() const;       // "B", "B*" (new), "B~" (nondeterministic), or the verdict
+};
+EqcCell eqc_cell(const CaseData& c, const Partition& p, const std::string& platform);
+
 struct LayerRow {
   int64_t node_index = 0;
   std::string node, op_type;
