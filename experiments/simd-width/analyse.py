@@ -30,5 +30,6 @@ write_result(
     "Table 1: EQCs align with SIMD flag clusters (avx2, avx512f, ...); avx512vnni makes no new EQC",
     ours, "REPRODUCED" if ok else "PARTLY REPRODUCED",
     "One host, so SIMD width is steered per library (oneDNN max ISA, OpenCV dispatch, emulator lanes) "
-    "instead of clustering CPU flags across machines; fp32 convolutions do not use VNNI, as in the "
-    "paper.", {"classes": case["classes"]})
+    "instead of clustering CPU flags across machines; " +
+    ("VNNI (an int8 instruction) leaves fp32 convolutions alone, as in the paper." if vnni_joins
+     else "avx512_core_vnni gets its own class here, unlike the paper."), {"classes": case["classes"]})
