@@ -1,6 +1,7 @@
 #include "analysis/eqc.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -13,6 +14,32 @@ int Partition::class_of(const std::string& platform) const {
     if (std::find(classes[i].begin(), classes[i].end(), platform) != classes[i].end())
       return static_cast<int>(i);
   return -1;
+}
+
+std::string class_name(int k) {
+  std::string s;
+  for (int n = k + 1; n > 0; n = (n - 1) / 26)
+    s.insert(s.begin(), static_cast<char>('A' + (n - 1) % 26));
+  return s;
+}
+
+std::string EqcCell::text() const {
+  if (cls < 0) return verdict;
+  return class_name(cls) + (new_class ? "*" : "") + (nondeterministic ? "~" : "");
+}
+
+EqcCell eqc_cell(const CaseData& c, const Partition& p, const std::string& platform) {
+  EqcCell cell;
+  cell.cls = p.class_of(platform);
+  if (cell.cls < 0) {
+    auto it = c.runs.find(platform);
+    cell.verdict =
+        it == c.runs.end() || it->second.reps.empty() ? "-" : it->second.reps.front().verdict;
+    return cell;
+  }
+  cell.new_class = p.classes[static_cast<size_t>(cell.cls)].front() == platform;
+  cell.nondeterministic = c.runs.at(platform).nondeterministic();
+  return cell;
 }
 
 namespace {
@@ -86,6 +113,35 @@ Expected<int> set_precision(const CaseData& c, const Partition& p,
   return rp;
 }
 
+Expected<double> deviating_share(const CaseData& c, const Partition& p,
+                                 const std::vector<std::string>& values, TensorCache& cache) {
+  if (p.classes.size() < 2) return 0.0;
+  int64_t total = 0, deviating = 0;
+  const RepRun* first = c.runs.at(p.classes[0][0]).run();
+  for (const auto& v : values) {
+    auto i0 = first->values.find(v);
+    if (i0 == first->values.end()) continue;
+    IG_ASSIGN_OR_RETURN(Tensor t0, cache.get(i0->second));
+    const size_t width = dtype_size(t0.dtype());
+    std::vector<bool> differs(static_cast<size_t>(t0.numel()), false);
+    for (size_t k = 1; k < p.classes.size(); ++k) {
+      const RepRun* other = c.runs.at(p.classes[k][0]).run();
+      auto it = other->values.find(v);
+      if (it == other->values.end() || it->second.dtype != i0->second.dtype ||
+          it->second.shape != i0->second.shape)
+        continue;
+      IG_ASSIGN_OR_RETURN(Tensor tk, cache.get(it->second));
+      const auto* a = reinterpret_cast<const unsigned char*>(t0.raw());
+      const auto* b = reinterpret_cast<const unsigned char*>(tk.raw());
+      for (size_t e = 0; e < differs.size(); ++e)
+        if (!differs[e] && std::memcmp(a + e * width, b + e * width, width) != 0) differs[e] = true;
+    }
+    total += t0.numel();
+    deviating += std::count(differs.begin(), differs.end(), true);
+  }
+  return total == 0 ? 0.0 : static_cast<double>(deviating) / static_cast<double>(total);
+}
+
 std::vector<std::string> produced_inputs(const CaseData& c, const StoredNode& node) {
   std::set<std::string> produced;
   for (const auto& n : c.nodes)
@@ -117,6 +173,7 @@ Expected<std::vector<LayerRow>> layer_table(const CaseData& c,
     row.partition = partition_values(c, platforms, row.values);
     IG_ASSIGN_OR_RETURN(row.remaining_precision,
                         set_precision(c, row.partition, row.values, cache));
+    IG_ASSIGN_OR_RETURN(row.deviating_share, deviating_share(c, row.partition, row.values, cache));
     const Partition in = partition_values(c, platforms, produced_inputs(c, node));
     for (size_t i = 0; i < platforms.size(); ++i) {
       for (size_t j = i + 1; j < platforms.size(); ++j) {

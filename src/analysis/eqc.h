@@ -30,15 +30,37 @@ Expected<int> pair_precision(const RepRun& a, const RepRun& b,
 Expected<int> set_precision(const CaseData& c, const Partition& p,
                             const std::vector<std::string>& values, TensorCache& cache);
 
+// Class names: A, B, ..., Z, AA, AB, ...
+std::string class_name(int k);
+
+// One platform's cell of the EQC matrix (platforms x cases): its class of the case's outputs, or
+// the verdict of its first run where it has no ok run.
+struct EqcCell {
+  int cls = -1;                   // index into the partition's classes; -1: no class
+  bool new_class = false;         // the platform is its class's first member in this case
+  bool nondeterministic = false;  // its repetitions disagreed
+  std::string verdict;            // when cls < 0: the first run's verdict, or "-" if none
+  std::string text() const;       // "B", "B*" (new), "B~" (nondeterministic), or the verdict
+};
+EqcCell eqc_cell(const CaseData& c, const Partition& p, const std::string& platform);
+
 struct LayerRow {
   int64_t node_index = 0;
   std::string node, op_type;
   std::vector<std::string> values;  // the node's captured outputs
   Partition partition;
   int remaining_precision = -1;
+  // Share of elements on which the classes do not all agree bit for bit (the paper's Table SUP-8
+  // "deviating values"); 0 with one class.
+  double deviating_share = 0;
   bool split = false;  // two platforms with equal inputs get different outputs here
   bool merge = false;  // two platforms with different inputs get equal outputs here
 };
+
+// Share of the elements of `values` on which the classes' representatives are not all bitwise
+// equal (0 for one class or no comparable tensor).
+Expected<double> deviating_share(const CaseData& c, const Partition& p,
+                                 const std::vector<std::string>& values, TensorCache& cache);
 
 // Every traced node of the case in topological order.
 Expected<std::vector<LayerRow>> layer_table(const CaseData& c,

@@ -58,4 +58,20 @@ std::vector<FlagCluster> flag_clusters(const StudyData& study) {
   return out;
 }
 
+nlohmann::json hosts_json(const StudyData& study) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& h : study.hosts) {
+    const auto& f = h.fingerprint;
+    nlohmann::json cpu = f.contains("cpu") ? f["cpu"] : nlohmann::json::object();
+    out.push_back({{"id", h.id},
+                   {"cpu", cpu.value("model", std::string())},
+                   {"microarchitecture", cpu.value("microarchitecture", std::string())},
+                   {"flags", fingerprint_cpu_flags(f).size()},
+                   {"cores", f.value("cores", 0)},
+                   {"hostname", f.value("hostname", std::string())},
+                   {"tag", f.value("tag", std::string())}});
+  }
+  return out;
+}
+
 }  // namespace ig

@@ -26,6 +26,9 @@ struct FlagCluster {
   std::vector<std::string> aligned;
 };
 
+// One JSON object per host: id, cpu, microarchitecture, flag count, cores, hostname, tag.
+nlohmann::json hosts_json(const StudyData& study);
+
 // Clusters of flags present on some but not all hosts.
 std::vector<FlagCluster> flag_clusters(const StudyData& study);
 

@@ -136,4 +136,14 @@ Expected<std::vector<ToleranceAdvice>> tolerance_advice(const StudyData& study,
   return out;
 }
 
+nlohmann::json oracle_error_json(const OracleError& e) {
+  return {{"rank", e.rank},
+          {"platform", e.platform},
+          {"cases", e.cases},
+          {"max_ulp", e.max_ulp},
+          {"max_abs_error", e.max_abs_error},
+          {"max_rel_error", e.max_rel_error},
+          {"remaining_precision", e.remaining_precision}};
+}
+
 }  // namespace ig

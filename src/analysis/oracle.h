@@ -30,6 +30,9 @@ struct OracleComparison {
 };
 OracleComparison compare_with_oracle(const Tensor& platform, const Tensor& oracle);
 
+// rank, platform, cases, max_ulp, max_abs_error, max_rel_error, remaining_precision.
+nlohmann::json oracle_error_json(const OracleError& e);
+
 // Empty when the study has no oracle runs.
 Expected<std::vector<OracleError>> oracle_ranking(const StudyData& study, TensorCache& cache);
 

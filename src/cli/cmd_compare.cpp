@@ -14,21 +14,6 @@ namespace ig::cli {
 
 namespace {
 
-// One EQC matrix cell: class letter, '*' where this platform is the class's first member in the
-// column (a new class), '~' where the platform was nondeterministic; the verdict if it failed.
-std::string eqc_cell(const CaseData& c, const Partition& p, const std::string& platform) {
-  const int k = p.class_of(platform);
-  if (k < 0) {
-    auto it = c.runs.find(platform);
-    if (it == c.runs.end() || it->second.reps.empty()) return "-";
-    return it->second.reps.front().verdict;
-  }
-  std::string s = class_name(k);
-  if (p.classes[static_cast<size_t>(k)].front() == platform) s += "*";
-  if (c.runs.at(platform).nondeterministic()) s += "~";
-  return s;
-}
-
 Status print_compare(const StudyData& study, bool layers, const std::string& format) {
   TensorCache cache(study.load);
   const auto labels = study.labels();
@@ -52,7 +37,7 @@ Status print_compare(const StudyData& study, bool layers, const std::string& for
   for (const auto& l : labels) {
     auto& row = j["eqc_matrix"][l] = nlohmann::json::array();
     for (size_t i = 0; i < study.cases.size(); ++i)
-      row.push_back(eqc_cell(study.cases[i], parts[i], l));
+      row.push_back(eqc_cell(study.cases[i], parts[i], l).text());
   }
   IG_ASSIGN_OR_RETURN(auto rp, precision_matrix(study, cache));
   j["rp_matrix"] = rp;

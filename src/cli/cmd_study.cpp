@@ -1,5 +1,6 @@
 // infergap study --model M... -p SPEC... --store DB [--input NAME=FILE...] [--inputs N]
-//   [--seed S] [--oracle SPEC] [--repeat N] [--layers all|outputs] [--json]
+//   [--seed S] [--oracle SPEC] [--repeat N] [--layers all|outputs] [--no-report] [--json]
+//   (writes <store dir>/report.html at the end unless --no-report)
 // infergap merge A.db B.db ... -o C.db [--json]
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/study_setup.h"
+#include "report/report.h"
 #include "store/study.h"
 
 namespace ig::cli {
@@ -21,7 +23,7 @@ void add_study_command(CLI::App& app, int& exit_code) {
     std::string layers = "all";
     std::string store = "infergap-study.db";
     std::vector<std::string> presets;
-    bool json = false;
+    bool json = false, no_report = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -50,6 +52,8 @@ void add_study_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--store", args->store, "Study store (SQLite file)")->capture_default_str();
   cmd->add_option("--host-tag", args->opt.host_tag,
                   "Added to the host fingerprint, to tell apart identical machines");
+  cmd->add_flag("--no-report", args->no_report,
+                "Do not write the HTML report (default: report.html next to the store)");
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->callback([args, &exit_code] {
     args->opt.all_layers = args->layers == "all";
@@ -102,12 +106,24 @@ void add_study_command(CLI::App& app, int& exit_code) {
                      {"runs_executed", summary->executed},
                      {"runs_skipped", summary->skipped},
                      {"verdicts", summary->verdicts}};
+    if (!args->no_report) {
+      // A report that cannot be written is reported, not fatal: the runs are stored.
+      const std::string path = (fs::path(args->store).parent_path() / "report.html").string();
+      auto report = write_report(**store, path);
+      if (report.ok()) {
+        j["report"] = report->path;
+      } else {
+        std::fprintf(stderr, "infergap study: report not written: %s\n",
+                     report.status().message().c_str());
+      }
+    }
     if (args->json) {
       std::printf("%s\n", j.dump(2).c_str());
     } else {
       std::printf("%s: %lld runs executed, %lld already stored (host %s)\n", args->store.c_str(),
                   static_cast<long long>(summary->executed),
                   static_cast<long long>(summary->skipped), summary->host.c_str());
+      if (j.contains("report")) std::printf("report: %s\n", j["report"].get<std::string>().c_str());
       for (const auto& [v, n] : summary->verdicts)
         std::printf("  %-12s %lld\n", v.c_str(), static_cast<long long>(n));
     }

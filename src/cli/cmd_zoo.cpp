@@ -1,6 +1,7 @@
 // infergap zoo list [--json]
 // infergap zoo export NAME -o FILE.onnx [--seed S] [--init ...] [--activation ...] [--pool ...]
-//                     [--dtype ...] [--size N] [--json]
+//                     [--dtype ...] [--size N] [--mask-bits N] [--json]
+// infergap zoo conv ... (cmd_zoo_conv.cpp)
 // infergap zoo images DIR [--json]
 #include <onnx/onnx_pb.h>
 
@@ -10,6 +11,7 @@
 #include "cli/commands.h"
 #include "model/onnx_model.h"
 #include "synth/demo_images.h"
+#include "synth/mantissa_mask.h"
 #include "synth/zoo.h"
 
 namespace ig::cli {
@@ -59,6 +61,7 @@ void add_export(CLI::App& zoo, int& exit_code) {
     std::string name, out, init, activation, pool = "max", dtype = "fp32";
     uint64_t seed = 0;
     int64_t size = 0;
+    int mask_bits = 0;
     bool json = false;
   };
   auto a = std::make_shared<Args>();
@@ -73,6 +76,10 @@ void add_export(CLI::App& zoo, int& exit_code) {
   cmd->add_option("--pool", a->pool, "max | avg")->capture_default_str();
   cmd->add_option("--dtype", a->dtype, "fp32 | fp16 | fp64")->capture_default_str();
   cmd->add_option("--size", a->size, "Input height and width (default: the architecture's)");
+  cmd->add_option("--mask-bits", a->mask_bits,
+                  "Zero the lowest N mantissa bits of every weight (the paper's Section 3.4 "
+                  "conjecture)")
+      ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print the result as JSON");
   cmd->callback([a, &exit_code] {
     auto fail = [&](const Status& st) {
@@ -100,10 +107,14 @@ void add_export(CLI::App& zoo, int& exit_code) {
     o.dtype = *dtype;
     auto model = build_zoo_model(a->name, o);
     if (!model.ok()) return fail(model.status());
+    if (a->mask_bits != 0) {
+      if (Status st = mask_model_mantissa(*model, a->mask_bits); !st.ok()) return fail(st);
+    }
     if (Status st = check_model_proto(*model); !st.ok())
       return fail(st.with_context(a->name + " (a zoo bug)"));
     if (Status st = save_model_proto(*model, a->out); !st.ok()) return fail(st);
-    const std::string recipe = zoo_recipe(a->name, o);
+    const std::string recipe = zoo_recipe(a->name, o) +
+                               (a->mask_bits ? " --mask-bits " + std::to_string(a->mask_bits) : "");
     const int64_t params = count_parameters(*model);
     if (a->json) {
       print_json({{"name", a->name},
@@ -151,6 +162,7 @@ void add_zoo_command(CLI::App& app, int& exit_code) {
   add_list(*zoo, exit_code);
   add_export(*zoo, exit_code);
   add_images(*zoo, exit_code);
+  add_zoo_conv_command(*zoo, exit_code);
 }
 
 }  // namespace ig::cli

@@ -3,21 +3,12 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "store/fingerprint.h"
-
 namespace ig::cli {
 
 Expected<std::unique_ptr<Store>> open_existing_store(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return not_found("{}: no such store", path);
   return Store::open(path);
-}
-
-std::string class_name(int k) {
-  std::string s;
-  for (int n = k + 1; n > 0; n = (n - 1) / 26)
-    s.insert(s.begin(), static_cast<char>('A' + (n - 1) % 26));
-  return s;
 }
 
 nlohmann::json partition_json(const Partition& p) {
@@ -49,6 +40,7 @@ nlohmann::json layer_json(const LayerRow& r) {
           {"eqc_count", r.partition.classes.size()},
           {"classes", r.partition.classes},
           {"remaining_precision", r.remaining_precision},
+          {"deviating_share", r.deviating_share},
           {"split", r.split},
           {"merge", r.merge}};
 }
@@ -63,36 +55,10 @@ nlohmann::json origin_json(const Origin& o) {
           {"remaining_precision", o.remaining_precision}};
 }
 
-nlohmann::json oracle_error_json(const OracleError& e) {
-  return {{"rank", e.rank},
-          {"platform", e.platform},
-          {"cases", e.cases},
-          {"max_ulp", e.max_ulp},
-          {"max_abs_error", e.max_abs_error},
-          {"max_rel_error", e.max_rel_error},
-          {"remaining_precision", e.remaining_precision}};
-}
-
 nlohmann::json tolerance_json(const ToleranceAdvice& t) {
   return {{"model", t.model_name}, {"output", t.output}, {"reference", t.reference},
           {"tensors", t.tensors},  {"atol", t.atol},     {"rtol", t.rtol},
           {"ulp", t.ulp}};
-}
-
-nlohmann::json hosts_json(const StudyData& study) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& h : study.hosts) {
-    const auto& f = h.fingerprint;
-    nlohmann::json cpu = f.contains("cpu") ? f["cpu"] : nlohmann::json::object();
-    out.push_back({{"id", h.id},
-                   {"cpu", cpu.value("model", std::string())},
-                   {"microarchitecture", cpu.value("microarchitecture", std::string())},
-                   {"flags", fingerprint_cpu_flags(f).size()},
-                   {"cores", f.value("cores", 0)},
-                   {"hostname", f.value("hostname", std::string())},
-                   {"tag", f.value("tag", std::string())}});
-  }
-  return out;
 }
 
 namespace {

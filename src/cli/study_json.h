@@ -15,14 +15,11 @@ namespace ig::cli {
 // An existing store; a missing file is an error instead of a new empty store.
 Expected<std::unique_ptr<Store>> open_existing_store(const std::string& path);
 
-std::string class_name(int k);  // A, B, ..., Z, AA, AB, ...
 nlohmann::json partition_json(const Partition& p);
 nlohmann::json case_json(const CaseData& c, const Partition& outputs);
 nlohmann::json layer_json(const LayerRow& r);
 nlohmann::json origin_json(const Origin& o);
-nlohmann::json oracle_error_json(const OracleError& e);
 nlohmann::json tolerance_json(const ToleranceAdvice& t);
-nlohmann::json hosts_json(const StudyData& study);
 
 void print_csv_matrix(const std::string& corner, const std::vector<std::string>& rows,
                       const std::vector<std::string>& columns, const nlohmann::json& cells);

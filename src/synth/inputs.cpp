@@ -8,6 +8,7 @@
 
 #include "model/npy.h"
 #include "model/tensor_proto.h"
+#include "synth/mantissa_mask.h"
 #include "tensor/hash.h"
 
 namespace ig {
@@ -41,10 +42,11 @@ bool is_image_path(const std::string& path) {
 Status check_source_options(const InputSource& src, const std::set<std::string>& allowed,
                             const std::string& what) {
   for (const auto& [key, _] : src.options) {
-    if (allowed.count(key)) continue;
+    if (allowed.count(key) || key == "mask") continue;  // mask applies to every kind
     std::string names;
     for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
-    return invalid_argument("{} takes no option '{}' (options: {}, inject)", what, key, names);
+    return invalid_argument("{} takes no option '{}' (options: {}, inject, mask)", what, key,
+                            names);
   }
   return Status::Ok();
 }
@@ -212,6 +214,18 @@ Expected<NamedInput> make_input(const InputSource& src, const InputTarget& t,
       out.tensor = *tensor;
       break;
     }
+  }
+  if (auto it = src.options.find("mask"); it != src.options.end()) {
+    int bits = -1;
+    try {
+      size_t used = 0;
+      bits = std::stoi(it->second, &used);
+      if (used != it->second.size()) bits = -1;
+    } catch (const std::exception&) {
+    }
+    if (bits < 0) return fail(invalid_argument("mask '{}' is not a bit count", it->second));
+    if (Status st = mask_mantissa(out.tensor, bits); !st.ok()) return fail(st);
+    out.source += fmt::format(",mask={}", bits);
   }
   if (!src.injections.empty()) {
     if (Status st = apply_injections(src.injections, *seed, t.name, out.tensor); !st.ok())

@@ -14,7 +14,8 @@
 //                                                    infergap.input.X.range)
 // Options for every kind: seed=S, shape=1x3x32x32 (fills symbolic dims), dtype=float (must agree
 // with the model), inject=KIND@WHERE (repeatable) with KIND one of nan, inf, -inf, denormal,
-// -denormal, zero, -zero, huge, -huge and WHERE a rate (0.01 or 1%) or flat positions (0/17/200).
+// -denormal, zero, -zero, huge, -huge and WHERE a rate (0.01 or 1%) or flat positions (0/17/200),
+// mask=N (zero the lowest N mantissa bits of every element, synth/mantissa_mask.h).
 // A path ending in an image extension, or naming a folder, may drop the image: prefix.
 #pragma once
 

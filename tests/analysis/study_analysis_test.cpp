@@ -65,6 +65,30 @@ TEST_F(StudyAnalysis, ClassesPerCaseAndPerLayer) {
   }
 }
 
+// The share of deviating elements is the share on which the classes' tensors differ bitwise:
+// with two classes it equals the comparator's fraction of differing elements.
+TEST_F(StudyAnalysis, DeviatingShareCountsElementsOnWhichClassesDisagree) {
+  TensorCache cache(study_.load);
+  const auto& c = study_.cases[0];
+  auto rows = layer_table(c, study_.labels(), cache);
+  ASSERT_TRUE(rows.ok());
+  for (const auto& r : *rows) {
+    if (r.partition.classes.size() < 2) {
+      EXPECT_EQ(r.deviating_share, 0.0) << r.node;
+      continue;
+    }
+    if (r.node != "conv1") continue;
+    const RepRun* a = c.runs.at("sim:base").run();
+    const RepRun* b = c.runs.at("sim:conv1").run();
+    auto ta = cache.get(a->values.at(r.values[0]));
+    auto tb = cache.get(b->values.at(r.values[0]));
+    ASSERT_TRUE(ta.ok() && tb.ok());
+    const Comparison cmp = compare_tensors(*ta, *tb);
+    EXPECT_GT(cmp.differing, 0);
+    EXPECT_DOUBLE_EQ(r.deviating_share, cmp.fraction_differing);
+  }
+}
+
 TEST_F(StudyAnalysis, OriginsAreOperatorInducedAndTheRestPropagates) {
   TensorCache cache(study_.load);
   for (const auto& c : study_.cases) {

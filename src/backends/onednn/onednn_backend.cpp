@@ -5,6 +5,7 @@
 
 #include "backends/onednn/fusion_plan.h"
 #include "backends/onednn/onednn_ops.h"
+#include "backends/single_node.h"
 #include "backends/spec_options.h"
 
 namespace ig {
@@ -106,40 +107,12 @@ class Executor {
     }
   }
 
-  // One node through the reference backend, as a one-node model over the values it reads.
   Expected<std::vector<Value>> run_ref(const Node& node, const Values& values) {
-    Model one;
-    one.path = model_.path;
-    one.opsets = model_.opsets;
-    one.ir_version = model_.ir_version;
-    one.graph.nodes = {node};
-    one.graph.nodes[0].index = 0;
-    std::map<std::string, Value> feeds;
-    for (const auto& in : node_reads(node)) {
-      auto it = values.find(in);
-      if (it == values.end())
-        return invalid_argument("{}: input '{}' has no value", node.label(), in);
-      ValueInfo vi;
-      vi.name = in;
-      vi.is_tensor = it->second.is_tensor();
-      one.graph.inputs.push_back(vi);
-      feeds[in] = it->second;
-    }
-    for (const auto& out : node.outputs) {
-      if (out.empty()) continue;
-      ValueInfo vi;
-      vi.name = out;
-      one.graph.outputs.push_back(vi);
-    }
-    return ref_.run_values(one, feeds, {});
+    return run_single_node(ref_, model_, node, values);
   }
 
   void store(const Node& node, std::vector<Value> outs, Values& values, const NodeReport& report) {
-    // run_ref returns only the non-empty outputs; spread them back by position.
-    std::vector<Value> by_pos(node.outputs.size());
-    for (size_t i = 0, k = 0; i < node.outputs.size() && k < outs.size(); ++i) {
-      if (!node.outputs[i].empty()) by_pos[i] = std::move(outs[k++]);
-    }
+    std::vector<Value> by_pos = outputs_by_position(node, std::move(outs));
     if (on_node_) on_node_(node, by_pos, report);
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (!node.outputs[i].empty()) values[node.outputs[i]] = std::move(by_pos[i]);

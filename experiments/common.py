@@ -1,0 +1,61 @@
+"""Helpers for the experiments' analysis: read infergap's JSON, write result.json."""
+import json
+import os
+import subprocess
+import sys
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else "."
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IG = os.environ.get("INFERGAP", os.path.join(ROOT, "build", "infergap"))
+
+
+def ig_json(*args):
+    """Runs an infergap command with --json and returns the parsed output."""
+    with open(os.path.join(OUT, "commands.txt"), "a") as log:
+        log.write("infergap " + " ".join(args) + " --json\n")
+    out = subprocess.run([IG, *args, "--json"], check=False, capture_output=True, text=True)
+    if out.returncode not in (0, 1):
+        raise SystemExit(f"infergap {' '.join(args)} failed ({out.returncode}): {out.stderr}")
+    return json.loads(out.stdout)
+
+
+def compare(store, layers=False):
+    return ig_json("compare", "--store", store, *(["--layers"] if layers else []))
+
+
+def case_classes(case):
+    """The partition of one compare case, as a set of frozensets (order-free)."""
+    return frozenset(frozenset(c) for c in case["classes"])
+
+
+def spearman(xs, ys):
+    """Rank correlation (average ranks for ties)."""
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2.0
+            i = j + 1
+        return r
+    rx, ry = ranks(xs), ranks(ys)
+    n = len(xs)
+    mx, my = sum(rx) / n, sum(ry) / n
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    vx = sum((a - mx) ** 2 for a in rx) ** 0.5
+    vy = sum((b - my) ** 2 for b in ry) ** 0.5
+    return cov / (vx * vy) if vx and vy else 0.0
+
+
+def write_result(finding, paper, ours, verdict, why, data=None):
+    """result.json: one row of EXPERIMENTS.md. verdict: REPRODUCED, PARTLY REPRODUCED,
+    NOT REPRODUCED or SKIPPED."""
+    result = {"finding": finding, "paper": paper, "ours": ours, "verdict": verdict, "why": why,
+              "data": data or {}}
+    with open(os.path.join(OUT, "result.json"), "w") as f:
+        json.dump(result, f, indent=2)
+    print(f"{verdict}: {finding}\n  ours: {ours}")

@@ -1,0 +1,52 @@
+// Test helper: opens an HTML file in headless Chromium (Debian `chromium`) with a fresh profile
+// and returns the DOM after the page's scripts ran; optionally keeps a screenshot.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "../support/cli.h"
+
+namespace ig::testing {
+
+inline std::string chromium_path() {
+  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
+    if (std::filesystem::exists(p)) return p;
+  return "";
+}
+
+// Shell-quotes a path for the command line.
+inline std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct BrowserResult {
+  int exit_code = -1;
+  std::string dom;
+};
+
+// `mode` is "--dump-dom" or "--screenshot=FILE".
+inline BrowserResult run_chromium(const std::string& html, const std::string& mode,
+                                  const std::filesystem::path& profile) {
+  std::filesystem::create_directories(profile);
+  const std::string cmd =
+      "timeout 120 " + chromium_path() +
+      " --headless --no-sandbox --disable-gpu --disable-background-networking"
+      " --disable-component-update --no-first-run --user-data-dir=" +
+      quoted(profile.string()) + " --virtual-time-budget=20000 --window-size=1200,4000 " + mode +
+      " " + quoted("file://" + std::filesystem::absolute(html).string()) + " 2>/dev/null";
+  BrowserResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.dom.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace ig::testing
