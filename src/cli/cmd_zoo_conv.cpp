@@ -64,8 +64,8 @@ void add_zoo_conv_command(CLI::App& zoo, int& exit_code) {
                                          {"width", o.width},
                                          {"multiplications", mults},
                                          {"mask_bits", a->mask_bits}}
-                                  .dump(2)
-                                  .c_str());
+                              .dump(2)
+                              .c_str());
     } else {
       std::printf("wrote %s: Conv k=%lld f=%lld on %lldx%lldx%lld, %lld multiplications\n",
                   a->out.c_str(), static_cast<long long>(o.kernel),

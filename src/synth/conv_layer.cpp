@@ -22,8 +22,8 @@ ConvLayerOptions conv_layer_for_multiplications(ConvLayerOptions o, double targe
       ConvLayerOptions c = o;
       c.height = h + o.kernel - 1;
       c.width = w + o.kernel - 1;
-      const double err = std::abs(std::log(static_cast<double>(conv_layer_multiplications(c))) -
-                                  std::log(target));
+      const double err =
+          std::abs(std::log(static_cast<double>(conv_layer_multiplications(c))) - std::log(target));
       if (best_err < 0 || err < best_err) {
         best = c;
         best_err = err;
@@ -34,8 +34,7 @@ ConvLayerOptions conv_layer_for_multiplications(ConvLayerOptions o, double targe
 }
 
 Expected<onnx::ModelProto> build_conv_layer(const ConvLayerOptions& o) {
-  if (o.kernel < 1 || o.filters < 1 || o.channels < 1 || o.height < o.kernel ||
-      o.width < o.kernel)
+  if (o.kernel < 1 || o.filters < 1 || o.channels < 1 || o.height < o.kernel || o.width < o.kernel)
     return invalid_argument(
         "conv layer needs kernel, filters, channels >= 1 and an input at least as large as the "
         "kernel (k={}, f={}, c={}, input {}x{})",
@@ -45,17 +44,15 @@ Expected<onnx::ModelProto> build_conv_layer(const ConvLayerOptions& o) {
                             conv_layer_multiplications(o));
   GraphBuilder b("conv_layer", o.dtype, o.seed, o.init.value_or(WeightInit{}));
   const std::string x = b.input("x", {o.channels, o.height, o.width});
-  const std::string w = o.init ? b.weight("conv_w", {o.filters, o.channels, o.kernel, o.kernel},
-                                          o.channels * o.kernel * o.kernel,
-                                          o.filters * o.kernel * o.kernel)
-                               : b.uniform("conv_w", {o.filters, o.channels, o.kernel, o.kernel},
-                                           0.0, 1.0);
-  const std::string y = b.node("Conv", {x, w}, "conv",
-                               {{"kernel_shape", std::vector<int64_t>{o.kernel, o.kernel}}});
+  const std::string w =
+      o.init ? b.weight("conv_w", {o.filters, o.channels, o.kernel, o.kernel},
+                        o.channels * o.kernel * o.kernel, o.filters * o.kernel * o.kernel)
+             : b.uniform("conv_w", {o.filters, o.channels, o.kernel, o.kernel}, 0.0, 1.0);
+  const std::string y =
+      b.node("Conv", {x, w}, "conv", {{"kernel_shape", std::vector<int64_t>{o.kernel, o.kernel}}});
   b.output(y, "y", {o.filters, o.height - o.kernel + 1, o.width - o.kernel + 1});
   b.metadata("infergap.input.x.range", "0,1");
-  b.metadata("infergap.conv_layer.multiplications",
-             std::to_string(conv_layer_multiplications(o)));
+  b.metadata("infergap.conv_layer.multiplications", std::to_string(conv_layer_multiplications(o)));
   b.metadata("infergap.zoo.recipe",
              fmt::format("zoo conv --kernel {} --filters {} --channels {} --height {} --width {} "
                          "--seed {}{}",

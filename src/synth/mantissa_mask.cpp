@@ -12,7 +12,8 @@ template <typename U>
 void mask_words(std::byte* data, int64_t n, int bits, int mantissa_bits) {
   const U all_mantissa = (U{1} << mantissa_bits) - 1;
   const U low = bits == 0 ? U{0} : static_cast<U>((U{1} << bits) - 1);
-  const U exponent_mask = static_cast<U>(~all_mantissa) & static_cast<U>(~(U{1} << (sizeof(U) * 8 - 1)));
+  const U exponent_mask =
+      static_cast<U>(~all_mantissa) & static_cast<U>(~(U{1} << (sizeof(U) * 8 - 1)));
   for (int64_t i = 0; i < n; ++i) {
     U w;
     std::memcpy(&w, data + i * static_cast<int64_t>(sizeof(U)), sizeof(U));
@@ -31,10 +32,17 @@ Status mask_mantissa(Tensor& t, int bits) {
     return invalid_argument("cannot zero {} mantissa bits of {} (it has {})", bits,
                             dtype_name(t.dtype()), m);
   switch (dtype_size(t.dtype())) {
-    case 2: mask_words<uint16_t>(t.raw(), t.numel(), bits, m); break;
-    case 4: mask_words<uint32_t>(t.raw(), t.numel(), bits, m); break;
-    case 8: mask_words<uint64_t>(t.raw(), t.numel(), bits, m); break;
-    default: break;
+    case 2:
+      mask_words<uint16_t>(t.raw(), t.numel(), bits, m);
+      break;
+    case 4:
+      mask_words<uint32_t>(t.raw(), t.numel(), bits, m);
+      break;
+    case 8:
+      mask_words<uint64_t>(t.raw(), t.numel(), bits, m);
+      break;
+    default:
+      break;
   }
   return Status::Ok();
 }
