@@ -11,10 +11,13 @@ if len(sys.argv) > 2:
     sys.exit(0)
 a = json.load(open(f"{OUT}/campaign.json"))["analysis"]
 rows = a["exceptional"]
-split = [r for r in rows if len(r["behaviours"]) > 1]
+# A platform that cannot run the op has no behaviour to compare: only ran-and-differed counts.
+FAILED = {"unsupported", "error", "load-error", "crash", "timeout"}
+split = [r for r in rows if len(set(r["behaviours"]) - FAILED) > 1]
 examples = "; ".join(
     f"{r['op']} with {r['value']}: " + ", ".join(f"{b} {{{', '.join(ps)}}}"
-                                                 for b, ps in sorted(r["behaviours"].items()))
+                                                 for b, ps in sorted(r["behaviours"].items())
+                                                 if b not in FAILED)
     for r in split[:4])
 ours = (f"{len(rows)} (op, exceptional value) cases; platforms disagree on {len(split)}"
         + (f", e.g. {examples}" if split else ""))

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/study_setup.h"
+#include "report/report.h"
 #include "store/study.h"
 #include "synth/variant_inputs.h"
 
@@ -25,7 +26,7 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     int jobs = 0;
     uint64_t seed = 0;
     CampaignAnalysisOptions analysis;
-    bool json = false;
+    bool json = false, no_report = false;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -53,6 +54,8 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--atol", a->analysis.atol, "Absolute tolerance against the oracle")
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print counts and the analysis as JSON");
+  cmd->add_flag("--no-report", a->no_report,
+                "Do not write the HTML report (default: report.html next to the store)");
   cmd->callback([a, &exit_code] {
     auto fail = [&](const Status& st) {
       std::fprintf(stderr, "infergap campaign: %s\n", st.message().c_str());
@@ -133,6 +136,7 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
                        {"layers", layers_seconds},
                        {"analysis", analysis_seconds}}},
                      {"analysis", *analysis}};
+    if (!a->no_report) write_report_beside_store(**store, a->store, "campaign", j);
     if (a->json) {
       std::printf("%s\n", j.dump(2).c_str());
     } else {

@@ -106,17 +106,7 @@ void add_study_command(CLI::App& app, int& exit_code) {
                      {"runs_executed", summary->executed},
                      {"runs_skipped", summary->skipped},
                      {"verdicts", summary->verdicts}};
-    if (!args->no_report) {
-      // A report that cannot be written is reported, not fatal: the runs are stored.
-      const std::string path = (fs::path(args->store).parent_path() / "report.html").string();
-      auto report = write_report(**store, path);
-      if (report.ok()) {
-        j["report"] = report->path;
-      } else {
-        std::fprintf(stderr, "infergap study: report not written: %s\n",
-                     report.status().message().c_str());
-      }
-    }
+    if (!args->no_report) write_report_beside_store(**store, args->store, "study", j);
     if (args->json) {
       std::printf("%s\n", j.dump(2).c_str());
     } else {

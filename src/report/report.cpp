@@ -47,3 +47,20 @@ Expected<ReportSummary> write_report(const Store& store, const std::string& path
 }
 
 }  // namespace ig
+
+namespace ig {
+
+void write_report_beside_store(const Store& store, const std::string& store_path,
+                               const std::string& command, nlohmann::json& j) {
+  const std::string path =
+      (std::filesystem::path(store_path).parent_path() / "report.html").string();
+  auto report = write_report(store, path);
+  if (report.ok()) {
+    j["report"] = report->path;
+  } else {
+    std::fprintf(stderr, "infergap %s: report not written: %s\n", command.c_str(),
+                 report.status().message().c_str());
+  }
+}
+
+}  // namespace ig

@@ -30,3 +30,13 @@ Expected<ReportSummary> write_report(const Store& store, const std::string& path
                                      const ReportOptions& options = {});
 
 }  // namespace ig
+
+namespace ig {
+
+// What `study` and `campaign` do at their end: the report next to the store (report.html in the
+// store's folder). A report that cannot be written is a warning on stderr naming `command`, not a
+// failure: the runs are stored. Sets j["report"] to the path when written.
+void write_report_beside_store(const Store& store, const std::string& store_path,
+                               const std::string& command, nlohmann::json& j);
+
+}  // namespace ig
