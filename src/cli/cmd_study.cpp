@@ -1,11 +1,13 @@
 // infergap study --model M... -p SPEC... --store DB [--input NAME=FILE...] [--inputs N]
-//   [--seed S] [--oracle SPEC] [--repeat N] [--layers all|outputs] [--json]
+//   [--seed S] [--oracle SPEC] [--repeat N] [--layers all|outputs] [--timeout S]
+//   [--max-memory SIZE] [--json]
 // infergap merge A.db B.db ... -o C.db [--json]
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "cli/progress.h"
 #include "cli/study_setup.h"
 #include "store/study.h"
@@ -21,6 +23,7 @@ void add_study_command(CLI::App& app, int& exit_code) {
     std::string layers = "all";
     std::string store = "infergap-study.db";
     std::vector<std::string> presets;
+    LimitArgs limits;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
@@ -50,8 +53,11 @@ void add_study_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--store", args->store, "Study store (SQLite file)")->capture_default_str();
   cmd->add_option("--host-tag", args->opt.host_tag,
                   "Added to the host fingerprint, to tell apart identical machines");
+  add_limit_options(cmd, &args->limits);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->callback([args, &exit_code] {
+    args->opt.timeout_seconds = args->limits.timeout;
+    args->opt.max_memory_bytes = args->limits.max_memory_bytes();
     args->opt.all_layers = args->layers == "all";
     args->opt.oracle = args->oracle == "default" ? default_oracle()
                        : args->oracle == "none"  ? ""

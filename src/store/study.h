@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/graph.h"
+#include "model/onnx_model.h"
 #include "store/store.h"
 #include "worker/worker_pool.h"
 
@@ -27,6 +28,8 @@ struct StudyOptions {
   int repeat = 1;
   bool all_layers = true;
   std::string host_tag;
+  double timeout_seconds = 300;   // per run; the worker is killed past it (verdict "timeout")
+  uint64_t max_memory_bytes = 0;  // model/limits.h; 0: default_memory_budget()
 };
 
 struct StudyProgress {
@@ -46,7 +49,8 @@ struct ModelEntry {
   Model model;
 };
 // Records a model file (content hash, path, lineage, graph nodes) in the store.
-Expected<ModelEntry> register_model(Store& store, const std::string& path);
+Expected<ModelEntry> register_model(Store& store, const std::string& path,
+                                    const LoadOptions& load = {});
 
 struct InputEntry {
   std::string hash;  // of the names, dtypes, shapes and contents of all feeds
