@@ -3,9 +3,11 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "model/graph.h"
 
@@ -216,6 +218,34 @@ Status check_depth(const onnx::GraphProto& graph, int depth, int limit) {
 }
 
 }  // namespace
+
+Status check_divisor_attributes(const onnx::GraphProto& graph) {
+  static const char* const kDivisors[] = {"strides", "dilations", "group", "blocksize"};
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& n = graph.node(i);
+    const bool standard = n.domain().empty() || n.domain() == "ai.onnx";
+    for (const auto& a : n.attribute()) {
+      const bool divisor = standard && std::any_of(std::begin(kDivisors), std::end(kDivisors),
+                                                   [&](const char* k) { return a.name() == k; });
+      if (divisor) {
+        std::vector<int64_t> values(a.ints().begin(), a.ints().end());
+        if (a.type() == onnx::AttributeProto::INT || a.has_i()) values.push_back(a.i());
+        for (int64_t v : values) {
+          if (v <= 0) {
+            return invalid_argument("{}: attribute '{}' is {}; it must be positive",
+                                    node_label(n, i), a.name(), v);
+          }
+        }
+      }
+      Status st;
+      if (a.has_g()) st = check_divisor_attributes(a.g());
+      for (int k = 0; st.ok() && k < a.graphs_size(); ++k)
+        st = check_divisor_attributes(a.graphs(k));
+      if (!st.ok()) return st.with_context(node_label(n, i) + " subgraph '" + a.name() + "'");
+    }
+  }
+  return Status::Ok();
+}
 
 Status check_subgraph_depth(const onnx::GraphProto& graph, int max_depth) {
   return check_depth(graph, 0, max_depth);

@@ -29,6 +29,10 @@ std::string describe_bytes(uint64_t bytes);
 Status check_declared_sizes(const onnx::ModelProto& proto, const std::string& label,
                             uint64_t budget);
 
+// Refuses attributes that ONNX's own shape inference divides by when they are zero or negative
+// (strides, dilations, group, blocksize): libonnx would die of SIGFPE, taking the process along.
+Status check_divisor_attributes(const onnx::GraphProto& graph);
+
 // Refuses subgraphs (If/Loop/Scan bodies) nested deeper than `max_depth`, naming the node.
 Status check_subgraph_depth(const onnx::GraphProto& graph, int max_depth);
 

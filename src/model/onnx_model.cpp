@@ -3,11 +3,11 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <filesystem>
 
 #include "model/limits.h"
+#include "model/shape_inference.h"
 #include "model/tensor_proto.h"
 
 namespace ig {
@@ -286,12 +286,13 @@ Expected<Model> model_from_proto(onnx::ModelProto& proto, const std::string& lab
     Status st = check_model_proto(proto);
     if (!st.ok()) return st.with_context(label);
   }
+  // Before shape inference and any kernel, which divide by these.
+  if (Status st = check_divisor_attributes(proto.graph()); !st.ok()) return st.with_context(label);
+  // Shape inference is advisory (execution computes shapes itself and reports mismatches), but
+  // libonnx can crash in it: it runs in a child process.
   if (options.infer_shapes) {
-    try {
-      onnx::shape_inference::InferShapes(proto);
-    } catch (const std::exception&) {
-      // Shape inference is advisory: execution computes shapes itself and reports mismatches.
-    }
+    IG_RETURN_IF_ERROR(
+        infer_shapes_isolated(proto, label, options.shape_inference_timeout_seconds));
   }
   IG_RETURN_IF_ERROR(check_declared_sizes(proto, label, budget));
   Model m;

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "../support/cli.h"
+#include "../support/mini_resnet.h"
+#include "../support/onnx_builder.h"
 #include "model/npy.h"
 #include "model/tensor_proto.h"
 
@@ -73,6 +76,72 @@ TEST(FuzzRegression, NpyShapesParseAsBefore) {
   bad = shape_of("(2, -3)");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("negative dimension -3"), std::string::npos);
+}
+
+// fuzz_onnx_model: MaxPool with strides [0] (a mutated test model) made libonnx's shape inference
+// divide by zero: SIGFPE in onnx::convPoolShapeInference1, killing the coordinator on load.
+// Divisor attributes are now refused before shape inference and before any kernel.
+onnx::ModelProto pool_model(const std::string& op, const std::string& attr, int64_t value) {
+  auto m = testing::empty_model("pool");
+  auto* g = m.mutable_graph();
+  testing::add_tensor_value(g->add_input(), "X", onnx::TensorProto::FLOAT, {2, 10, 4});
+  testing::add_tensor_value(g->add_output(), "Y", onnx::TensorProto::FLOAT, {});
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  auto* n = testing::add_node(g, op, "", {"X"}, {"Y"});
+  if (op != "SpaceToDepth") testing::add_ints(n, "kernel_shape", {4});
+  if (attr == "blocksize" || attr == "group") {
+    auto* a = n->add_attribute();
+    a->set_name(attr);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(value);
+  } else {
+    testing::add_ints(n, attr, {value});
+  }
+  return m;
+}
+
+TEST(FuzzRegression, ZeroStridesAreRefusedBeforeShapeInferenceDividesByThem) {
+  testing::TempDir dir;
+  struct Case {
+    std::string op, attr;
+    int64_t value;
+  };
+  for (const auto& c : std::vector<Case>{{"MaxPool", "strides", 0},
+                                         {"AveragePool", "strides", -1},
+                                         {"MaxPool", "dilations", 0},
+                                         {"SpaceToDepth", "blocksize", 0}}) {
+    const std::string path =
+        testing::write_model(pool_model(c.op, c.attr, c.value), dir.file(c.op + c.attr + ".onnx"));
+    auto m = load_model(path);
+    ASSERT_FALSE(m.ok()) << c.op;
+    const std::string want = c.op + " (output 'Y'): attribute '" + c.attr + "' is " +
+                             std::to_string(c.value) + "; it must be positive";
+    EXPECT_NE(m.status().message().find(want), std::string::npos) << m.status().message();
+  }
+  // The exact file the fuzzer wrote, through the CLI: exit 2 with the reason, no signal.
+  const auto r = testing::run_cli("run " + std::string(INFERGAP_SOURCE_DIR) +
+                                  "/fuzz/regressions/fuzz_onnx_model/maxpool_strides_0.onnx");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("maxpool_strides_0.onnx: MaxPool (output '1'): attribute 'strides' is 0"),
+            std::string::npos)
+      << r.err;
+}
+
+// fuzz_onnx_model: a Gemm whose first input is declared rank 0 made libonnx's shape inference
+// dereference a missing dim (SIGSEGV). Inference now runs in a child process
+// (model/shape_inference.h): the crash is an error naming the model and the signal.
+TEST(FuzzRegression, ShapeInferenceCrashIsAnErrorNotTheEndOfTheProcess) {
+  const std::string path =
+      std::string(INFERGAP_SOURCE_DIR) + "/fuzz/regressions/fuzz_onnx_model/gemm_scalar_input.onnx";
+  auto m = load_model(path);  // in this test process: it must survive
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("gemm_scalar_input.onnx: ONNX shape inference crashed on "
+                                      "this model (Segmentation fault)"),
+            std::string::npos)
+      << m.status().message();
+  const auto r = testing::run_cli("run " + path);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("shape inference crashed"), std::string::npos) << r.err;
 }
 
 }  // namespace
