@@ -114,11 +114,17 @@ struct SizeChecker {
     for (int i = 0; i < g.node_size(); ++i)
       for (const auto& o : g.node(i).output()) producer[o] = node_label(g.node(i), i);
     for (const auto& vi : g.input()) IG_RETURN_IF_ERROR(value(vi, "graph input"));
-    for (const auto& vi : g.output()) IG_RETURN_IF_ERROR(value(vi, "graph output"));
+    // Intermediate values first: the first value too large is where the problem starts.
     for (const auto& vi : g.value_info()) {
       const auto it = producer.find(vi.name());
       IG_RETURN_IF_ERROR(
           value(vi, it == producer.end() ? "value" : "output of " + it->second + ", value"));
+    }
+    for (const auto& vi : g.output()) {
+      const auto it = producer.find(vi.name());
+      IG_RETURN_IF_ERROR(value(vi, it == producer.end()
+                                       ? "graph output"
+                                       : "output of " + it->second + ", graph output"));
     }
     for (int i = 0; i < g.node_size(); ++i) {
       for (const auto& a : g.node(i).attribute()) {

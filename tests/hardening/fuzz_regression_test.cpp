@@ -85,8 +85,7 @@ onnx::ModelProto pool_model(const std::string& op, const std::string& attr, int6
   auto m = testing::empty_model("pool");
   auto* g = m.mutable_graph();
   testing::add_tensor_value(g->add_input(), "X", onnx::TensorProto::FLOAT, {2, 10, 4});
-  testing::add_tensor_value(g->add_output(), "Y", onnx::TensorProto::FLOAT, {});
-  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  testing::add_symbolic_value(g->add_output(), "Y", onnx::TensorProto::FLOAT, 3);
   auto* n = testing::add_node(g, op, "", {"X"}, {"Y"});
   if (op != "SpaceToDepth") testing::add_ints(n, "kernel_shape", {4});
   if (attr == "blocksize" || attr == "group") {

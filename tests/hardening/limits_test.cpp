@@ -76,8 +76,9 @@ TEST(Limits, InitializersTogetherOverTheBudget) {
     w->add_dims(100);
     w->set_raw_data(std::string(400, '\0'));
   }
-  expect_error(load(m, dir.file("three.onnx"), 1000),
-               {"three.onnx", "the initializers together needs 1200 bytes", "limit of 1000"});
+  expect_error(
+      load(m, dir.file("three.onnx"), 1000),
+      {"three.onnx", "the initializers together needs 1.2 KiB (1200 bytes)", "limit of 1000"});
   EXPECT_TRUE(load(m, dir.file("three.onnx"), 1200).ok());
 }
 
@@ -98,8 +99,7 @@ TEST(Limits, ShapeInferredValueOverTheBudgetNamesItsNode) {
   auto m = testing::empty_model("expand");
   auto* g = m.mutable_graph();
   add_tensor_value(g->add_input(), "X", onnx::TensorProto::FLOAT, {1});
-  add_tensor_value(g->add_output(), "Y", onnx::TensorProto::FLOAT, {});
-  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  testing::add_symbolic_value(g->add_output(), "Y", onnx::TensorProto::FLOAT, 3);
   auto* shape = g->add_initializer();
   shape->set_name("S");
   shape->set_data_type(onnx::TensorProto::INT64);
@@ -190,8 +190,7 @@ TEST(Limits, TensorsComputedAtRunTimeObeyTheBudget) {
   auto* g = m.mutable_graph();
   add_tensor_value(g->add_input(), "X", onnx::TensorProto::FLOAT, {1});
   add_tensor_value(g->add_input(), "S", onnx::TensorProto::INT64, {2});
-  add_tensor_value(g->add_output(), "Y", onnx::TensorProto::FLOAT, {});
-  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  testing::add_symbolic_value(g->add_output(), "Y", onnx::TensorProto::FLOAT, 2);
   add_node(g, "Expand", "grow", {"X", "S"}, {"Y"});
   const std::string model = testing::write_model(m, dir.file("grow.onnx"));
   const std::string shape = dir.file("s.npy");
