@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "model/npy.h"
 #include "model/onnx_model.h"
 #include "synth/inputs.h"
@@ -40,7 +41,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     std::string save_dir;
     bool json = false;
     bool in_process = false;
-    double timeout = 300;
+    LimitArgs limits;
     uint64_t seed = 0;
   };
   auto args = std::make_shared<Args>();
@@ -55,8 +56,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--save-outputs", args->save_dir,
                   "Write every output as .npy, one folder per platform");
   cmd->add_option("--seed", args->seed, "Seed for generated inputs")->capture_default_str();
-  cmd->add_option("--timeout", args->timeout, "Seconds a platform may take before it is killed")
-      ->capture_default_str();
+  add_limit_options(cmd, &args->limits);
   cmd->add_flag("--in-process", args->in_process,
                 "Run in this process instead of a worker (ref only; no crash isolation)");
   cmd->add_flag("--json", args->json, "Print results as JSON");
@@ -72,7 +72,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
       if (!spec.ok()) return fail(spec.status());
       specs.push_back(*spec);
     }
-    auto model = load_model(args->model);
+    LoadOptions load;
+    load.max_memory_bytes = args->limits.max_memory_bytes();
+    auto model = load_model(args->model, load);
     if (!model.ok()) return fail(model.status());
     auto inputs = gather_inputs(*model, args->inputs, args->seed);
     if (!inputs.ok()) return fail(inputs.status());
@@ -121,7 +123,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       request.model_path = args->model;
       request.inputs = feeds;
       request.capture.all_layers = false;
-      request.timeout_seconds = args->timeout;
+      request.timeout_seconds = args->limits.timeout;
+      request.max_memory_bytes = load.max_memory_bytes;
       const RunResult r = pool.run(request);
       nlohmann::json pj{{"spec", name}, {"seconds", r.seconds}, {"verdict", r.verdict}};
       if (r.verdict != "ok") {

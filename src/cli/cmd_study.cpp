@@ -1,5 +1,6 @@
 // infergap study --model M... -p SPEC... --store DB [--input NAME=FILE...] [--inputs N]
-//   [--seed S] [--oracle SPEC] [--repeat N] [--layers all|outputs] [--no-report] [--json]
+//   [--seed S] [--oracle SPEC] [--repeat N] [--layers all|outputs] [--timeout S]
+//   [--max-memory SIZE] [--no-report] [--json]
 //   (writes <store dir>/report.html at the end unless --no-report)
 // infergap merge A.db B.db ... -o C.db [--json]
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "cli/progress.h"
 #include "cli/study_setup.h"
 #include "report/report.h"
@@ -23,6 +25,7 @@ void add_study_command(CLI::App& app, int& exit_code) {
     std::string layers = "all";
     std::string store = "infergap-study.db";
     std::vector<std::string> presets;
+    LimitArgs limits;
     bool json = false, no_report = false;
   };
   auto args = std::make_shared<Args>();
@@ -54,8 +57,11 @@ void add_study_command(CLI::App& app, int& exit_code) {
                   "Added to the host fingerprint, to tell apart identical machines");
   cmd->add_flag("--no-report", args->no_report,
                 "Do not write the HTML report (default: report.html next to the store)");
+  add_limit_options(cmd, &args->limits);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->callback([args, &exit_code] {
+    args->opt.timeout_seconds = args->limits.timeout;
+    args->opt.max_memory_bytes = args->limits.max_memory_bytes();
     args->opt.all_layers = args->layers == "all";
     args->opt.oracle = args->oracle == "default" ? default_oracle()
                        : args->oracle == "none"  ? ""

@@ -1,7 +1,9 @@
 #include "model/npy.h"
 
+#include <cctype>
 #include <cstring>
-#include <regex>
+#include <optional>
+#include <stdexcept>
 
 #include "model/tensor_proto.h"
 
@@ -63,6 +65,31 @@ std::optional<DType> dtype_from_descr(std::string d) {
   return std::nullopt;
 }
 
+// The value text after `'key':` in a .npy header (a Python dict literal): a quoted string, a
+// parenthesised tuple or a bare word. A hand parser: std::regex recurses per character and can
+// exhaust the stack on a long hostile header.
+std::optional<std::string> header_value(const std::string& header, const std::string& key) {
+  const std::string quoted = "'" + key + "'";
+  size_t p = header.find(quoted);
+  if (p == std::string::npos) return std::nullopt;
+  p += quoted.size();
+  while (p < header.size() && header[p] == ' ') ++p;
+  if (p >= header.size() || header[p] != ':') return std::nullopt;
+  ++p;
+  while (p < header.size() && header[p] == ' ') ++p;
+  if (p >= header.size()) return std::nullopt;
+  size_t end;
+  if (header[p] == '\'' || header[p] == '(') {
+    end = header.find(header[p] == '(' ? ')' : '\'', p + 1);
+    if (end == std::string::npos) return std::nullopt;
+    ++end;
+  } else {
+    end = p;
+    while (end < header.size() && std::isalnum(static_cast<unsigned char>(header[end]))) ++end;
+  }
+  return header.substr(p, end - p);
+}
+
 }  // namespace
 
 std::string encode_npy(const Tensor& in) {
@@ -122,28 +149,36 @@ Expected<Tensor> parse_npy(const std::string& bytes, const std::string& label) {
   }
   if (header_len > bytes.size() - offset) return parse_error("{}: truncated .npy header", label);
   const std::string header = bytes.substr(offset, header_len);
-  std::smatch m;
-  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']*)')"))) {
+  const auto descr = header_value(header, "descr");
+  if (!descr || descr->size() < 2 || descr->front() != '\'' || descr->back() != '\'') {
     return parse_error("{}: .npy header has no descr", label);
   }
-  const std::string descr = m[1];
-  auto dtype = dtype_from_descr(descr);
-  if (!dtype) return unsupported("{}: .npy element type '{}' is not supported", label, descr);
-  if (std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*True)"))) {
+  const std::string type = descr->substr(1, descr->size() - 2);
+  auto dtype = dtype_from_descr(type);
+  if (!dtype) return unsupported("{}: .npy element type '{}' is not supported", label, type);
+  if (const auto order = header_value(header, "fortran_order"); order && *order == "True") {
     return unsupported("{}: Fortran-ordered .npy arrays are not supported", label);
   }
-  if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) {
+  const auto dims = header_value(header, "shape");
+  if (!dims || dims->size() < 2 || dims->front() != '(' || dims->back() != ')') {
     return parse_error("{}: .npy header has no shape", label);
   }
   Shape shape;
-  const std::string dims = m[1];
-  static const std::regex kDim(R"(-?\d+)");
-  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), kDim); it != std::sregex_iterator();
-       ++it) {
+  std::string inner = dims->substr(1, dims->size() - 2);
+  for (size_t start = 0; start <= inner.size();) {
+    size_t comma = inner.find(',', start);
+    if (comma == std::string::npos) comma = inner.size();
+    std::string dim = inner.substr(start, comma - start);
+    dim.erase(0, dim.find_first_not_of(' '));
+    dim.erase(dim.find_last_not_of(' ') + 1);
+    start = comma + 1;
+    if (dim.empty()) continue;  // "(3,)" and "()"
     try {
-      shape.push_back(std::stoll(it->str()));
+      size_t used = 0;
+      shape.push_back(std::stoll(dim, &used));
+      if (used != dim.size()) throw std::invalid_argument(dim);
     } catch (const std::exception&) {
-      return parse_error("{}: .npy dimension '{}' is not a valid integer", label, it->str());
+      return parse_error("{}: .npy dimension '{}' is not a valid integer", label, dim);
     }
   }
   auto created = Tensor::create(*dtype, shape);

@@ -3,10 +3,11 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <filesystem>
 
+#include "model/limits.h"
+#include "model/shape_inference.h"
 #include "model/tensor_proto.h"
 
 namespace ig {
@@ -203,18 +204,38 @@ Status sort_recursive(Graph& g, const std::vector<std::string>& outer) {
 
 }  // namespace
 
-Expected<onnx::ModelProto> read_model_proto(const std::string& path, uint64_t max_bytes) {
-  IG_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path, max_bytes));
-  if (bytes.empty()) return parse_error("{}: file is empty, not an ONNX model", path);
+namespace {
+
+// Protobuf nests three messages per subgraph level (graph, node, attribute); the margin covers
+// tensors and types inside attributes. Deeper input fails to parse instead of exhausting the stack.
+int parse_recursion_limit(int max_subgraph_depth) { return 3 * max_subgraph_depth + 20; }
+
+Expected<onnx::ModelProto> parse_model_bytes(const std::string& bytes, const std::string& label,
+                                             int max_subgraph_depth) {
+  if (bytes.empty()) return parse_error("{}: file is empty, not an ONNX model", label);
+  if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
+    return resource_exhausted("{}: {} bytes, over protobuf's limit of {} bytes", label,
+                              bytes.size(), INT32_MAX);
+  }
   onnx::ModelProto proto;
   google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
                                                 static_cast<int>(bytes.size()));
-  stream.SetTotalBytesLimit(static_cast<int>(std::min<uint64_t>(bytes.size(), INT32_MAX)));
-  stream.SetRecursionLimit(100);
+  stream.SetTotalBytesLimit(static_cast<int>(bytes.size()));
+  stream.SetRecursionLimit(parse_recursion_limit(max_subgraph_depth));
   if (!proto.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-    return parse_error("{}: not a valid ONNX protobuf (truncated or not a model)", path);
+    return parse_error(
+        "{}: not a valid ONNX protobuf (truncated, not a model, or messages nested more than {} "
+        "levels deep)",
+        label, parse_recursion_limit(max_subgraph_depth));
   }
   return proto;
+}
+
+}  // namespace
+
+Expected<onnx::ModelProto> read_model_proto(const std::string& path, uint64_t max_bytes) {
+  IG_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path, max_bytes));
+  return parse_model_bytes(bytes, path, LoadOptions{}.max_subgraph_depth);
 }
 
 Status save_model_proto(const onnx::ModelProto& model, const std::string& path) {
@@ -238,10 +259,17 @@ Expected<Model> model_from_proto(onnx::ModelProto& proto, const std::string& lab
   if (proto.opset_import_size() == 0 && proto.ir_version() == 0) {
     return parse_error("{}: no ir_version and no opset_import; not an ONNX model", label);
   }
+  // Nesting first: the checker and the converter below recurse into subgraphs.
+  if (Status st = check_subgraph_depth(proto.graph(), options.max_subgraph_depth); !st.ok())
+    return st.with_context(label);
   // Escaping external data is refused before the checker, which would probe the path (relative to
   // the working folder) and report it only as "not accessible".
   for (const auto& init : proto.graph().initializer()) {
     if (init.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    if (base_dir.empty()) {
+      return invalid_argument("{}: tensor '{}' uses external data, which is not allowed here",
+                              label, init.name());
+    }
     for (const auto& kv : init.external_data()) {
       if (kv.key() != "location") continue;
       auto inside = resolve_inside(base_dir, kv.value());
@@ -249,17 +277,24 @@ Expected<Model> model_from_proto(onnx::ModelProto& proto, const std::string& lab
         return inside.status().with_context(label + ": tensor '" + init.name() + "'");
     }
   }
+  // Declared sizes before the checker, whose complaints about such tensors are less clear, and
+  // again after shape inference, which declares intermediate shapes.
+  const uint64_t budget =
+      options.max_memory_bytes ? options.max_memory_bytes : default_memory_budget();
+  IG_RETURN_IF_ERROR(check_declared_sizes(proto, label, budget));
   if (options.run_checker) {
     Status st = check_model_proto(proto);
     if (!st.ok()) return st.with_context(label);
   }
+  // Before shape inference and any kernel, which divide by these.
+  if (Status st = check_divisor_attributes(proto.graph()); !st.ok()) return st.with_context(label);
+  // Shape inference is advisory (execution computes shapes itself and reports mismatches), but
+  // libonnx can crash in it: it runs in a child process.
   if (options.infer_shapes) {
-    try {
-      onnx::shape_inference::InferShapes(proto);
-    } catch (const std::exception&) {
-      // Shape inference is advisory: execution computes shapes itself and reports mismatches.
-    }
+    IG_RETURN_IF_ERROR(
+        infer_shapes_isolated(proto, label, options.shape_inference_timeout_seconds));
   }
+  IG_RETURN_IF_ERROR(check_declared_sizes(proto, label, budget));
   Model m;
   m.path = label;
   m.ir_version = proto.ir_version();
@@ -279,18 +314,15 @@ Expected<Model> model_from_proto(onnx::ModelProto& proto, const std::string& lab
 
 Expected<Model> load_model_from_bytes(const std::string& bytes, const std::string& label,
                                       const std::string& base_dir, const LoadOptions& options) {
-  onnx::ModelProto proto;
-  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                static_cast<int>(bytes.size()));
-  stream.SetRecursionLimit(100);
-  if (bytes.empty() || !proto.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-    return parse_error("{}: not a valid ONNX protobuf (truncated or not a model)", label);
-  }
+  IG_ASSIGN_OR_RETURN(onnx::ModelProto proto,
+                      parse_model_bytes(bytes, label, options.max_subgraph_depth));
   return model_from_proto(proto, label, base_dir, options);
 }
 
 Expected<Model> load_model(const std::string& path, const LoadOptions& options) {
-  IG_ASSIGN_OR_RETURN(onnx::ModelProto proto, read_model_proto(path, options.max_file_bytes));
+  IG_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path, options.max_file_bytes));
+  IG_ASSIGN_OR_RETURN(onnx::ModelProto proto,
+                      parse_model_bytes(bytes, path, options.max_subgraph_depth));
   std::string dir = fs::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
   return model_from_proto(proto, path, dir, options);

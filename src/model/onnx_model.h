@@ -16,6 +16,9 @@ struct LoadOptions {
   bool infer_shapes = true;
   uint64_t max_file_bytes = uint64_t{2} << 30;  // protobuf cannot parse more than 2 GiB anyway
   int max_subgraph_depth = 32;
+  // Declared tensor sizes must fit (model/limits.h); 0: default_memory_budget().
+  uint64_t max_memory_bytes = 0;
+  double shape_inference_timeout_seconds = 60;  // it runs in a child process (shape_inference.h)
 };
 
 // Reads, parses, checks and converts a model. Errors name the file and, where it applies, the node.

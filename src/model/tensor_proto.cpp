@@ -239,7 +239,8 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const std::string
                                 p.float_data_size(), 2 * t.numel());
           break;
         }
-        std::memcpy(t.raw(), p.float_data().data(), t.nbytes());
+        // An empty field's data() may be null, which memcpy must not see even for 0 bytes.
+        if (t.nbytes()) std::memcpy(t.raw(), p.float_data().data(), t.nbytes());
         break;
       }
       case DType::kComplex128: {
@@ -248,7 +249,7 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const std::string
                                 p.double_data_size(), 2 * t.numel());
           break;
         }
-        std::memcpy(t.raw(), p.double_data().data(), t.nbytes());
+        if (t.nbytes()) std::memcpy(t.raw(), p.double_data().data(), t.nbytes());
         break;
       }
       default:
@@ -272,12 +273,19 @@ void tensor_to_proto(const Tensor& t, const std::string& name, onnx::TensorProto
 }
 
 Expected<Tensor> read_tensor_pb(const std::string& path, std::string* name) {
-  IG_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path, uint64_t{4} << 30));
+  // Protobuf parses at most 2 GiB.
+  IG_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path, uint64_t{INT32_MAX}));
+  return parse_tensor_pb(bytes, path, name);
+}
+
+Expected<Tensor> parse_tensor_pb(const std::string& bytes, const std::string& label,
+                                 std::string* name) {
   onnx::TensorProto proto;
-  if (!proto.ParseFromString(bytes)) return parse_error("{}: not a valid TensorProto", path);
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) || !proto.ParseFromString(bytes))
+    return parse_error("{}: not a valid TensorProto", label);
   if (name) *name = proto.name();
   auto t = tensor_from_proto(proto, "");
-  if (!t.ok()) return t.status().with_context(path);
+  if (!t.ok()) return t.status().with_context(label);
   return t;
 }
 

@@ -17,6 +17,9 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& proto,
 void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
 
 Expected<Tensor> read_tensor_pb(const std::string& path, std::string* name = nullptr);
+// The bytes of a .pb file already in memory; `label` names them in errors.
+Expected<Tensor> parse_tensor_pb(const std::string& bytes, const std::string& label,
+                                 std::string* name = nullptr);
 Status write_tensor_pb(const Tensor& tensor, const std::string& name, const std::string& path);
 
 // Reads a whole file, refusing anything over `max_bytes`.

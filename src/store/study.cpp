@@ -74,10 +74,11 @@ std::vector<StoredNode> graph_nodes(const Model& model) {
 
 }  // namespace
 
-Expected<ModelEntry> register_model(Store& store, const std::string& path) {
+Expected<ModelEntry> register_model(Store& store, const std::string& path,
+                                    const LoadOptions& load) {
   ModelEntry e;
   IG_ASSIGN_OR_RETURN(e.hash, file_hash(path));
-  IG_ASSIGN_OR_RETURN(e.model, load_model(path));
+  IG_ASSIGN_OR_RETURN(e.model, load_model(path, load));
   e.path = fs::absolute(path).string();
   StoredModel m{e.hash, e.path, model_name(path), {{"source", "file"}, {"path", e.path}}};
   // A variant's lineage (synth/mutate.h) travels in its metadata; the store keeps it.
@@ -174,7 +175,9 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
   models.reserve(options.models.size());
   std::vector<std::vector<InputEntry>> inputs;
   for (const auto& path : options.models) {
-    IG_ASSIGN_OR_RETURN(auto m, register_model(store, path));
+    LoadOptions load;
+    load.max_memory_bytes = options.max_memory_bytes;
+    IG_ASSIGN_OR_RETURN(auto m, register_model(store, path, load));
     models.push_back(std::move(m));
     std::vector<InputEntry> sets;
     if (auto it = options.input_spec_sets.find(path); it != options.input_spec_sets.end()) {
@@ -244,6 +247,8 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
         req.model_path = job.model->path;
         req.inputs = job.input->feeds;
         req.capture.all_layers = options.all_layers;
+        req.timeout_seconds = options.timeout_seconds;
+        req.max_memory_bytes = options.max_memory_bytes;
         RunResult result = pool.run(req);
         attribute_outputs(job.model->model, result);
         lock.lock();

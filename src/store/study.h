@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/graph.h"
+#include "model/onnx_model.h"
 #include "store/store.h"
 #include "worker/worker_pool.h"
 
@@ -35,6 +36,8 @@ struct StudyOptions {
   // Empty: the model has none and gets input_files / input_sets.
   std::function<Expected<std::vector<std::string>>(const std::string& path, const Model& model)>
       model_inputs;
+  double timeout_seconds = 300;   // per run; the worker is killed past it (verdict "timeout")
+  uint64_t max_memory_bytes = 0;  // model/limits.h; 0: default_memory_budget()
 };
 
 struct StudyProgress {
@@ -54,7 +57,8 @@ struct ModelEntry {
   Model model;
 };
 // Records a model file (content hash, path, lineage, graph nodes) in the store.
-Expected<ModelEntry> register_model(Store& store, const std::string& path);
+Expected<ModelEntry> register_model(Store& store, const std::string& path,
+                                    const LoadOptions& load = {});
 
 struct InputEntry {
   std::string hash;  // of the names, dtypes, shapes and contents of all feeds

@@ -35,6 +35,8 @@ struct RunRequest {
   std::map<std::string, Tensor> inputs;
   CaptureOptions capture;
   double timeout_seconds = 300;
+  // Memory budget for the model's declared sizes and each tensor; 0: default_memory_budget().
+  uint64_t max_memory_bytes = 0;
 };
 
 struct RunResult {

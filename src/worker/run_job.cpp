@@ -1,6 +1,7 @@
 #include <chrono>
 
 #include "backends/backend.h"
+#include "model/limits.h"
 #include "model/onnx_model.h"
 #include "tensor/hash.h"
 #include "worker/job.h"
@@ -63,7 +64,12 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
     return result;
   };
   try {
-    auto model = load_model(request.model_path);
+    LoadOptions load;
+    load.max_memory_bytes =
+        request.max_memory_bytes ? request.max_memory_bytes : default_memory_budget();
+    // Tensors computed at run time (Expand, Tile, ConstantOfShape...) obey the same budget.
+    set_tensor_byte_limit(load.max_memory_bytes);
+    auto model = load_model(request.model_path, load);
     if (!model.ok()) return finish("load-error", model.status().message());
     for (const auto& [node, st] : backend.unsupported_nodes_of(*model)) {
       return finish("unsupported", st.message());

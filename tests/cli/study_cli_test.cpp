@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "../support/cli.h"
+#include "../support/interrupt.h"
 #include "../support/study_fixture.h"
 #include "model/npy.h"
 
@@ -116,20 +117,6 @@ TEST(StudyCli, EveryOriginHasBitwiseEqualInputsAndADifferentOutput) {
   EXPECT_EQ(j["set"].size(), 2u * 3u);  // conv1, conv2 and fc split the set in both cases
 }
 
-pid_t spawn_cli(const std::vector<std::string>& args) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> argv{const_cast<char*>(INFERGAP_CLI)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    freopen("/dev/null", "w", stdout);
-    freopen("/dev/null", "w", stderr);
-    execv(INFERGAP_CLI, argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
 TEST(StudyCli, KilledStudyResumesAndStoresEveryRunOnce) {
   TempDir dir;
   const std::string model = testing::write_model(testing::mini_resnet(16, 24), dir.file("m.onnx"));
@@ -138,7 +125,7 @@ TEST(StudyCli, KilledStudyResumesAndStoresEveryRunOnce) {
                                       "-p",    "ref",     "-p",  "ref:acc=lanes8", "--repeat",
                                       "2",     "--store", db};
   const int64_t total = 12 * 2 * 2 + 12;  // + the fp64 oracle once per input
-  const pid_t pid = spawn_cli(args);
+  const pid_t pid = testing::spawn_cli(args);
   int64_t seen = 0;
   for (int i = 0; i < 3000 && seen < 3; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -19,6 +19,15 @@ inline void add_tensor_value(onnx::ValueInfoProto* vi, const std::string& name, 
   for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
 }
 
+// A tensor value of `rank` symbolic dims ("d0", "d1", ...): a shape the checker accepts that says
+// nothing about sizes.
+inline void add_symbolic_value(onnx::ValueInfoProto* vi, const std::string& name, int elem_type,
+                               int rank) {
+  add_tensor_value(vi, name, elem_type, {});
+  auto* shape = vi->mutable_type()->mutable_tensor_type()->mutable_shape();
+  for (int i = 0; i < rank; ++i) shape->add_dim()->set_dim_param("d" + std::to_string(i));
+}
+
 // An empty ir_version 8, opset 13 model whose graph is called `graph_name`.
 inline onnx::ModelProto empty_model(const std::string& graph_name) {
   onnx::ModelProto m;

@@ -1,0 +1,73 @@
+// SIGKILL of the coordinator at seeded points of a study (start-up, between runs, in the middle
+// of writes): the rerun completes, every run is stored exactly once and completely, and SQLite's
+// integrity check passes. The harness (support/interrupt.h) takes any argv, for `campaign` too.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/cli.h"
+#include "../support/interrupt.h"
+#include "../support/mini_resnet.h"
+#include "../support/onnx_builder.h"
+
+namespace ig {
+namespace {
+
+using testing::sqlite_int;
+
+TEST(Interrupt, StudyKilledAtFiveSeededPointsResumesWithEveryRunOnce) {
+  testing::TempDir dir;
+  const std::string model = testing::write_model(testing::mini_resnet(8, 8), dir.file("m.onnx"));
+  const std::string db = dir.file("study.db");
+  const std::vector<std::string> args{"study",      "--model",  model, "--inputs",       "6",
+                                      "-p",         "ref",      "-p",  "ref:acc=lanes8", "-p",
+                                      "ref:fma=on", "--repeat", "2",   "--store",        db};
+  const int64_t total = 6 * 3 * 2 + 6;  // + the fp64 oracle once per input
+  const auto points = testing::seeded_kill_points(20261121, 5, total);
+  const auto outcomes = testing::run_with_kills(
+      args, points, [&] { return sqlite_int(db, "SELECT COUNT(*) FROM runs"); });
+  int killed = 0;
+  for (const auto& o : outcomes) {
+    killed += o.killed;
+    // The store stays consistent after every kill, not only after the final rerun.
+    EXPECT_EQ(testing::sqlite_text(db, "PRAGMA integrity_check"), "ok")
+        << "after the kill at " << o.point.after;
+  }
+  // A kill is only a test if it interrupted something; the points lie before the end.
+  EXPECT_GE(killed, 4);
+  EXPECT_LT(sqlite_int(db, "SELECT COUNT(*) FROM runs"), total);
+
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  std::string joined;
+  for (const auto& a : rest) joined += " " + a;
+  const auto r = testing::run_cli("study" + joined + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["runs_executed"].get<int64_t>() + j["runs_skipped"].get<int64_t>(), total);
+  EXPECT_EQ(sqlite_int(db, "SELECT COUNT(*) FROM runs"), total);
+  EXPECT_EQ(sqlite_int(db,
+                       "SELECT COUNT(*) FROM (SELECT DISTINCT model, input, platform, host, "
+                       "repetition FROM runs)"),
+            total);
+  EXPECT_EQ(sqlite_int(db, "SELECT COUNT(*) FROM runs WHERE verdict != 'ok'"), 0);
+  // Complete runs: every run has its traced tensors, and every run the same number of them.
+  EXPECT_EQ(sqlite_int(db,
+                       "SELECT COUNT(*) FROM runs WHERE id NOT IN "
+                       "(SELECT run FROM node_outputs)"),
+            0);
+  EXPECT_EQ(sqlite_int(db,
+                       "SELECT COUNT(DISTINCT n) FROM (SELECT COUNT(*) n FROM node_outputs "
+                       "GROUP BY run)"),
+            1);
+  EXPECT_EQ(sqlite_int(db,
+                       "SELECT COUNT(*) FROM node_outputs o WHERE NOT EXISTS (SELECT 1 FROM "
+                       "tensors t WHERE t.hash = o.hash)"),
+            0);
+  EXPECT_EQ(testing::sqlite_text(db, "PRAGMA integrity_check"), "ok");
+  // A second rerun has nothing left to do.
+  const auto again = testing::run_cli("study" + joined + " --json");
+  EXPECT_EQ(nlohmann::json::parse(again.out)["runs_executed"], 0);
+}
+
+}  // namespace
+}  // namespace ig
