@@ -1,0 +1,97 @@
+// The oneDNN backend keeps primitives and reordered weights per model file across runs; a
+// cached run must give the bits of an uncached one, and a rewritten file must not be served
+// from the cache.
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "backend_test_util.h"
+
+namespace ig::testing {
+namespace {
+
+// Every traced value's hash, the outputs' hashes and every report, in execution order.
+std::vector<std::string> fingerprint(const Outcome& o) {
+  std::vector<std::string> f;
+  for (const auto& [value, t] : o.trace) f.push_back(value + "=" + hex_hash(t));
+  for (const auto& v : o.outputs) f.push_back("out=" + hex_hash(v.tensor));
+  for (const auto& [node, r] : o.reports) f.push_back(node + ":" + r.covers + ":" + r.note);
+  return f;
+}
+
+Outcome run_on(Backend& backend, const Model& model, const std::map<std::string, Tensor>& feeds) {
+  Outcome o;
+  auto outs = backend.run(model, feeds,
+                          [&](const Node& n, const std::vector<Value>& v, const NodeReport& r) {
+                            o.reports.emplace_back(n.name, r);
+                            for (size_t i = 0; i < v.size(); ++i)
+                              if (v[i].is_tensor()) o.trace[n.outputs[i]] = v[i].tensor;
+                          });
+  if (!outs.ok()) return {outs.status(), {}, {}, {}};
+  o.outputs = std::move(*outs);
+  return o;
+}
+
+std::unique_ptr<Backend> backend_for(const std::string& spec) {
+  auto b = make_backend(*parse_platform_spec(spec));
+  EXPECT_TRUE(b.ok()) << b.status().to_string();
+  return b.ok() ? std::move(*b) : nullptr;
+}
+
+TEST(OnednnCache, ConsecutiveRunsGiveTheBitsOfAFreshBackend) {
+  TempDir dir;
+  // 32 channels: oneDNN picks blocked layouts, so weights are reordered (and cached).
+  auto model = load_model(save(small_convnet(3, 32, 16), dir.path.string(), "convnet.onnx"));
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  for (const std::string spec : {"onednn", "onednn:fuse=off", "onednn:conv=winograd"}) {
+    auto cached = backend_for(spec);
+    ASSERT_TRUE(cached);
+    for (uint64_t seed : {7, 8, 7}) {  // another input in between: no source may be stale
+      const std::map<std::string, Tensor> feeds = {
+          {"X", random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, seed)}};
+      const Outcome warm = run_on(*cached, *model, feeds);
+      ASSERT_TRUE(warm.status.ok()) << spec << ": " << warm.status.to_string();
+      auto fresh_backend = backend_for(spec);
+      const Outcome fresh = run_on(*fresh_backend, *model, feeds);
+      ASSERT_TRUE(fresh.status.ok());
+      EXPECT_EQ(fingerprint(warm), fingerprint(fresh)) << spec << " seed " << seed;
+    }
+  }
+}
+
+TEST(OnednnCache, ARewrittenModelFileIsNotServedFromTheCache) {
+  TempDir dir;
+  onnx::ModelProto proto = small_convnet(3, 32, 16);
+  const std::string path = save(proto, dir.path.string(), "convnet.onnx");
+  const std::map<std::string, Tensor> feeds = {
+      {"X", random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, 7)}};
+  auto cached = backend_for("onednn");
+  auto before = load_model(path);
+  ASSERT_TRUE(before.ok());
+  const Outcome first = run_on(*cached, *before, feeds);
+  ASSERT_TRUE(first.status.ok()) << first.status.to_string();
+
+  // Same path, same size, written within the same timestamp tick: conv2's weights negated.
+  for (auto& init : *proto.mutable_graph()->mutable_initializer()) {
+    if (init.name() != "w2") continue;
+    Tensor w = *tensor_from_proto(init);
+    for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = -w.data<float>()[i];
+    init.Clear();
+    tensor_to_proto(w, "w2", &init);
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  ASSERT_EQ(save(proto, dir.path.string(), "convnet.onnx"), path);
+  const timespec times[2] = {st.st_atim, st.st_mtim};  // as if within one timestamp tick
+  ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  auto after = load_model(path);
+  ASSERT_TRUE(after.ok());
+  const Outcome second = run_on(*cached, *after, feeds);
+  ASSERT_TRUE(second.status.ok());
+  auto fresh_backend = backend_for("onednn");
+  const Outcome fresh = run_on(*fresh_backend, *after, feeds);
+  EXPECT_EQ(fingerprint(second), fingerprint(fresh));
+  EXPECT_NE(hex_hash(second.trace.at("r2")), hex_hash(first.trace.at("r2")));
+}
+
+}  // namespace
+}  // namespace ig::testing
