@@ -1,12 +1,10 @@
 // Whether a model file is the version an earlier run loaded, for caches that live across runs
-// (oneDNN primitives and reordered weights).
+// (the worker's loaded model, oneDNN primitives and reordered weights).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
-
-#include "model/graph.h"
 
 namespace ig {
 
@@ -18,11 +16,11 @@ inline constexpr double kRacySeconds = 2.0;
 class ModelVersion {
  public:
   enum Check { kSame, kChanged, kNoFile };
-  // kSame when `model` comes from the same file version as the model of the previous call.
-  // Compares path, size, inode and modification time; while the file is younger than
-  // kRacySeconds (or was when recorded) the content (file bytes and initializers) is compared
-  // too. kNoFile for a model without a readable file (parsed from bytes): cache nothing.
-  Check check(const Model& model);
+  // kSame when `path` is the same file version as at the previous call. Compares path, size,
+  // inode and modification time; while the file is younger than kRacySeconds (or was when
+  // recorded) its bytes too. kNoFile for a path that is no readable file (a model parsed from
+  // bytes): cache nothing. External data files are not compared.
+  Check check(const std::string& path);
 
  private:
   std::string stat_;                 // "" when nothing is recorded

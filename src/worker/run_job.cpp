@@ -1,6 +1,9 @@
 #include <chrono>
+#include <memory>
+#include <mutex>
 
 #include "backends/backend.h"
+#include "model/model_identity.h"
 #include "model/onnx_model.h"
 #include "tensor/hash.h"
 #include "worker/job.h"
@@ -23,6 +26,23 @@ TracedTensor traced(const std::string& value, const Node* node, const Tensor& t,
   tt.shape = t.shape();
   if (keep) tt.tensor = t;
   return tt;
+}
+
+// A worker runs one model many times (input sets, repetitions, a benchmark): the last model loaded
+// is kept while its file is unchanged (ModelVersion), instead of reading, checking and converting
+// it on every run, which costs as much as running a ResNet-18.
+Expected<std::shared_ptr<const Model>> load_cached(const std::string& path) {
+  static std::mutex mu;
+  static ModelVersion version;
+  static std::shared_ptr<const Model> last;
+  const std::lock_guard lock(mu);
+  // Stat before loading: a rewrite during the load shows as another version next time.
+  if (version.check(path) == ModelVersion::kSame && last) return last;
+  last.reset();
+  auto model = load_model(path);
+  if (!model.ok()) return model.status();
+  last = std::make_shared<const Model>(std::move(*model));
+  return last;
 }
 
 }  // namespace
@@ -63,8 +83,9 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
     return result;
   };
   try {
-    auto model = load_model(request.model_path);
-    if (!model.ok()) return finish("load-error", model.status().message());
+    auto loaded = load_cached(request.model_path);
+    if (!loaded.ok()) return finish("load-error", loaded.status().message());
+    const std::shared_ptr<const Model> model = *loaded;
     for (const auto& [node, st] : backend.unsupported_nodes_of(*model)) {
       return finish("unsupported", st.message());
     }

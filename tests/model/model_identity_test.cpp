@@ -1,7 +1,7 @@
 #include "model/model_identity.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -28,15 +28,15 @@ TEST(ModelVersion, AYoungFileIsComparedByContent) {
   m.path = dir.file("m.onnx");
   write(m.path, "aaaa");
   ModelVersion v;
-  EXPECT_EQ(v.check(m), ModelVersion::kChanged);  // nothing recorded yet
-  EXPECT_EQ(v.check(m), ModelVersion::kSame);
+  EXPECT_EQ(v.check(m.path), ModelVersion::kChanged);  // nothing recorded yet
+  EXPECT_EQ(v.check(m.path), ModelVersion::kSame);
   // Same size, other bytes, with the recorded modification time: only the content tells.
   struct stat st {};
   ASSERT_EQ(::stat(m.path.c_str(), &st), 0);
   write(m.path, "aaab");
   const timespec times[2] = {st.st_atim, st.st_mtim};
   ASSERT_EQ(utimensat(AT_FDCWD, m.path.c_str(), times, 0), 0);
-  EXPECT_EQ(v.check(m), ModelVersion::kChanged);
+  EXPECT_EQ(v.check(m.path), ModelVersion::kChanged);
 }
 
 TEST(ModelVersion, AnOldFileIsComparedByStat) {
@@ -46,14 +46,14 @@ TEST(ModelVersion, AnOldFileIsComparedByStat) {
   write(m.path, "aaaa");
   age(m.path, 3600);
   ModelVersion v;
-  EXPECT_EQ(v.check(m), ModelVersion::kChanged);
-  EXPECT_EQ(v.check(m), ModelVersion::kSame);
+  EXPECT_EQ(v.check(m.path), ModelVersion::kChanged);
+  EXPECT_EQ(v.check(m.path), ModelVersion::kSame);
   write(m.path, "bbbbb");
-  EXPECT_EQ(v.check(m), ModelVersion::kChanged);
+  EXPECT_EQ(v.check(m.path), ModelVersion::kChanged);
   Model other;
   other.path = dir.file("missing.onnx");
-  EXPECT_EQ(v.check(other), ModelVersion::kNoFile);
-  EXPECT_EQ(v.check(m), ModelVersion::kChanged);  // nothing recorded after a missing file
+  EXPECT_EQ(v.check(other.path), ModelVersion::kNoFile);
+  EXPECT_EQ(v.check(m.path), ModelVersion::kChanged);  // nothing recorded after a missing file
 }
 
 }  // namespace

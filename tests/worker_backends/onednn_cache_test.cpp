@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "backend_test_util.h"
+#include "worker/job.h"
 
 namespace ig::testing {
 namespace {
@@ -91,6 +92,38 @@ TEST(OnednnCache, ARewrittenModelFileIsNotServedFromTheCache) {
   const Outcome fresh = run_on(*fresh_backend, *after, feeds);
   EXPECT_EQ(fingerprint(second), fingerprint(fresh));
   EXPECT_NE(hex_hash(second.trace.at("r2")), hex_hash(first.trace.at("r2")));
+}
+
+// The worker keeps the last model it loaded; a file rewritten in place (same size, same
+// modification time) must be loaded again.
+TEST(WorkerModelCache, ARewrittenModelFileIsLoadedAgain) {
+  TempDir dir;
+  onnx::ModelProto proto = small_convnet(3, 32, 16);
+  const std::string path = save(proto, dir.path.string(), "convnet.onnx");
+  RunRequest req;
+  req.platform = "onednn";
+  req.model_path = path;
+  req.inputs["X"] = random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, 7);
+  const RunResult first = run_in_process(req);
+  ASSERT_EQ(first.verdict, "ok") << first.reason;
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  for (auto& init : *proto.mutable_graph()->mutable_initializer()) {
+    if (init.name() != "bfc") continue;
+    Tensor b = *tensor_from_proto(init);
+    b.data<float>()[0] += 1;
+    init.Clear();
+    tensor_to_proto(b, "bfc", &init);
+  }
+  save(proto, dir.path.string(), "convnet.onnx");
+  const timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  const RunResult second = run_in_process(req);
+  req.model_path = save(proto, dir.path.string(), "other.onnx");
+  const RunResult fresh = run_in_process(req);
+  ASSERT_EQ(second.verdict, "ok");
+  EXPECT_NE(second.outputs[0].hash, first.outputs[0].hash);
+  EXPECT_EQ(second.outputs[0].hash, fresh.outputs[0].hash);
 }
 
 }  // namespace

@@ -206,7 +206,7 @@ Expected<std::vector<Value>> OnednnBackend::run_values(const Model& model,
   for (const auto& [name, v] : feeds) values[name] = v;
   // Prepared primitives belong to one version of one model file; a model without a file caches
   // nothing.
-  const ModelVersion::Check version = version_.check(model);
+  const ModelVersion::Check version = version_.check(model.path);
   if (version != ModelVersion::kSame) ctx_.cache = onednn::PrimitiveCache{};
   ctx_.cache.enabled = version != ModelVersion::kNoFile;
   ctx_.cache.constants.clear();
