@@ -1,7 +1,10 @@
 #include <chrono>
+#include <memory>
+#include <mutex>
 
 #include "backends/backend.h"
 #include "model/limits.h"
+#include "model/model_identity.h"
 #include "model/onnx_model.h"
 #include "tensor/hash.h"
 #include "worker/job.h"
@@ -24,6 +27,28 @@ TracedTensor traced(const std::string& value, const Node* node, const Tensor& t,
   tt.shape = t.shape();
   if (keep) tt.tensor = t;
   return tt;
+}
+
+// A worker runs one model many times (input sets, repetitions, a benchmark): the last model loaded
+// is kept while its file is unchanged (ModelVersion), instead of reading, checking and converting
+// it on every run, which costs as much as running a ResNet-18.
+// A different memory budget loads again (the limits are checked at load).
+Expected<std::shared_ptr<const Model>> load_cached(const std::string& path,
+                                                   const LoadOptions& load) {
+  static std::mutex mu;
+  static ModelVersion version;
+  static std::shared_ptr<const Model> last;
+  static uint64_t last_budget = 0;
+  const std::lock_guard lock(mu);
+  // Stat before loading: a rewrite during the load shows as another version next time.
+  if (version.check(path) == ModelVersion::kSame && last && last_budget == load.max_memory_bytes)
+    return last;
+  last.reset();
+  last_budget = load.max_memory_bytes;
+  auto model = load_model(path, load);
+  if (!model.ok()) return model.status();
+  last = std::make_shared<const Model>(std::move(*model));
+  return last;
 }
 
 }  // namespace
@@ -69,8 +94,9 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
         request.max_memory_bytes ? request.max_memory_bytes : default_memory_budget();
     // Tensors computed at run time (Expand, Tile, ConstantOfShape...) obey the same budget.
     set_tensor_byte_limit(load.max_memory_bytes);
-    auto model = load_model(request.model_path, load);
-    if (!model.ok()) return finish("load-error", model.status().message());
+    auto loaded = load_cached(request.model_path, load);
+    if (!loaded.ok()) return finish("load-error", loaded.status().message());
+    const std::shared_ptr<const Model> model = *loaded;
     for (const auto& [node, st] : backend.unsupported_nodes_of(*model)) {
       return finish("unsupported", st.message());
     }

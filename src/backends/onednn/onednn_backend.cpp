@@ -100,11 +100,26 @@ class Executor {
                                 const std::vector<PostOp>& post) {
     auto x = inputs_of(node, values);
     if (!x.ok()) return x.status();
+    ctx_.cache.key = ctx_.cache.enabled ? cache_key(*x, post) : "";
     try {
-      return onednn::find_op(node.op_type)->run(ctx_, *x, post);
+      auto r = onednn::find_op(node.op_type)->run(ctx_, *x, post);
+      ctx_.cache.key.clear();
+      return r;
     } catch (const dnnl::error& e) {
+      ctx_.cache.key.clear();
       return from_dnnl(node, e);
     }
+  }
+
+  // Everything a node's primitive depends on beyond the model file: input shapes and post-ops.
+  static std::string cache_key(const onednn::OpInputs& x, const std::vector<PostOp>& post) {
+    std::string key = std::to_string(x.node.index);
+    for (const Tensor* t : x.in) key += t ? "|" + t->describe() : "|-";
+    for (const auto& p : post) {
+      key += fmt::format("|{}:{}:{}:{}", static_cast<int>(p.alg), p.binary, p.alpha, p.beta);
+      if (p.binary) key += p.other.describe();
+    }
+    return key;
   }
 
   Expected<std::vector<Value>> run_ref(const Node& node, const Values& values) {
@@ -189,6 +204,15 @@ Expected<std::vector<Value>> OnednnBackend::run_values(const Model& model,
   Values values;
   for (const auto& [name, t] : model.graph.initializers) values[name] = Value::of(t);
   for (const auto& [name, v] : feeds) values[name] = v;
+  // Prepared primitives belong to one version of one model file; a model without a file caches
+  // nothing.
+  const ModelVersion::Check version = version_.check(model.path);
+  if (version != ModelVersion::kSame) ctx_.cache = onednn::PrimitiveCache{};
+  ctx_.cache.enabled = version != ModelVersion::kNoFile;
+  ctx_.cache.constants.clear();
+  for (const auto& [name, t] : model.graph.initializers) {
+    if (!feeds.count(name) && t.raw()) ctx_.cache.constants.insert(values[name].tensor.raw());
+  }
   Executor exec(ctx_, ref_, *this, model, on_node);
   Status st = exec.run(values);
   if (!st.ok()) return st.with_context(model.path);

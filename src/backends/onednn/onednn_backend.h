@@ -5,6 +5,7 @@
 #include "backends/backend.h"
 #include "backends/onednn/onednn_common.h"
 #include "backends/ref/ref_backend.h"
+#include "model/model_identity.h"
 
 namespace ig {
 
@@ -21,6 +22,7 @@ class OnednnBackend : public Backend {
 
  private:
   onednn::Ctx ctx_;
+  ModelVersion version_;  // of the model the primitive cache was built for
   RefBackend ref_;
 };
 

@@ -74,6 +74,60 @@ void add_post_op_args(Ctx& c, const std::vector<PostOp>& post, size_t out_rank,
   }
 }
 
+Prepared* cached(Ctx& c) {
+  if (c.cache.key.empty()) return nullptr;
+  auto it = c.cache.entries.find(c.cache.key);
+  return it == c.cache.entries.end() ? nullptr : &it->second;
+}
+
+Prepared* prepare(Ctx& c, const dnnl::primitive_desc_base& pd, dnnl::primitive prim,
+                  const std::vector<Arg>& srcs, Prepared& scratch_entry) {
+  Prepared p;
+  p.prim = std::move(prim);
+  p.impl = pd.impl_info_str();
+  for (const auto& a : srcs) p.src_mds[a.id] = pd.query_md(dnnl::query::exec_arg_md, a.id);
+  p.dst_md = pd.dst_desc();
+  const memory::desc scratch_md = pd.scratchpad_desc();
+  if (scratch_md.get_size() > 0) p.scratch = memory(scratch_md, c.eng);
+  if (c.cache.key.empty()) {
+    scratch_entry = std::move(p);
+    return &scratch_entry;
+  }
+  return &(c.cache.entries[c.cache.key] = std::move(p));
+}
+
+OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const Shape& out_shape,
+                      const std::vector<PostOp>& post) {
+  const bool caching = !c.cache.key.empty();
+  std::unordered_map<int, memory> args;
+  for (const auto& a : srcs) {
+    // An initializer's reorder is reused only while the source still is that initializer.
+    const bool constant = caching && c.cache.constants.count(a.tensor->raw()) > 0;
+    if (auto it = p.constants.find(a.id); constant && it != p.constants.end()) {
+      args[a.id] = it->second;
+      continue;
+    }
+    memory m = to_layout(c, wrap(c, *a.tensor, a.user_md), p.src_mds.at(a.id));
+    if (constant && m.get_data_handle() != a.tensor->raw()) p.constants[a.id] = m;
+    args[a.id] = m;
+  }
+  if (p.scratch) args[DNNL_ARG_SCRATCHPAD] = p.scratch;
+  add_post_op_args(c, post, out_shape.size(), args);
+  // A plain destination is written straight into the returned tensor.
+  if (p.dst_md == plain_md(out_shape)) {
+    Tensor out(DType::kFloat32, out_shape);
+    args[DNNL_ARG_DST] = wrap(c, out);
+    p.prim.execute(c.strm, args);
+    c.strm.wait();
+    return {std::move(out), p.impl};
+  }
+  if (!p.dst) p.dst = memory(p.dst_md, c.eng);
+  args[DNNL_ARG_DST] = p.dst;
+  p.prim.execute(c.strm, args);
+  c.strm.wait();
+  return {to_tensor(c, p.dst, out_shape), p.impl};
+}
+
 Expected<Window> window_of(const Node& node, const Shape& in, const std::vector<int64_t>& kernel,
                            bool ceil_mode) {
   const size_t n = kernel.size();

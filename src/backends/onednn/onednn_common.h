@@ -6,6 +6,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "model/graph.h"
@@ -21,10 +22,35 @@ struct Options {
   bool fallback_ref = false;  // run unsupported nodes on the reference backend
 };
 
+// What one node's primitive keeps across runs of the same model file: oneDNN's choice of
+// implementation and layouts, its buffers, and its constant sources (initializers) already
+// reordered into the layouts it chose. Reusing them skips primitive-descriptor creation, weight
+// reorders and allocations; the computation is the same primitive on the same bits.
+struct Prepared {
+  dnnl::primitive prim;
+  std::string impl;
+  std::unordered_map<int, dnnl::memory::desc> src_mds;  // layout each source must be in
+  dnnl::memory::desc dst_md;
+  dnnl::memory dst;      // reused destination when its layout is not plain
+  dnnl::memory scratch;  // user scratchpad (make_attr asks for one)
+  std::unordered_map<int, dnnl::memory> constants;  // reordered initializers, by argument id
+};
+
+// Per-model cache of prepared primitives, keyed by node (index, input shapes, post-ops). The
+// backend clears it when another model file, or another version of it, runs (ModelVersion).
+struct PrimitiveCache {
+  bool enabled = false;  // false for a model without a file
+  std::unordered_map<std::string, Prepared> entries;
+  // Storage of this run's initializers (those no feed overrides): sources that may be cached.
+  std::unordered_set<const std::byte*> constants;
+  std::string key;  // the node now running; "" caches nothing
+};
+
 struct Ctx {
   dnnl::engine eng{dnnl::engine::kind::cpu, 0};
   dnnl::stream strm{eng};
   Options opt;
+  PrimitiveCache cache;
 };
 
 // A node fused into the primitive of the node before it.
@@ -60,29 +86,47 @@ void add_post_op_args(Ctx& c, const std::vector<PostOp>& post, size_t out_rank,
                       std::unordered_map<int, dnnl::memory>& args);
 
 // Runs a primitive whose sources are plain tensors: sources are reordered into the layouts the
-// primitive chose, the destination is returned as a plain tensor of `out_shape`.
+// primitive chose, the destination is returned as a plain tensor of `out_shape`. `make_pd`
+// creates the primitive descriptor; it is called only when the node is not cached yet.
 struct Arg {
   int id;
   const Tensor* tensor;
   dnnl::memory::desc user_md;  // how `tensor` is laid out
 };
-template <typename Primitive, typename PD>
-OpResult execute(Ctx& c, const PD& pd, const std::vector<Arg>& srcs, const Shape& out_shape,
+// The cached entry for the node now running, or nullptr.
+Prepared* cached(Ctx& c);
+// Builds the entry from a descriptor and stores it when caching is on; returns it.
+Prepared* prepare(Ctx& c, const dnnl::primitive_desc_base& pd, dnnl::primitive prim,
+                  const std::vector<Arg>& srcs, Prepared& scratch_entry);
+OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const Shape& out_shape,
+                      const std::vector<PostOp>& post);
+
+template <typename Primitive, typename MakePD>
+OpResult execute(Ctx& c, MakePD&& make_pd, const std::vector<Arg>& srcs, const Shape& out_shape,
                  const std::vector<PostOp>& post = {}) {
-  std::unordered_map<int, dnnl::memory> args;
-  for (const auto& a : srcs) {
-    args[a.id] =
-        to_layout(c, wrap(c, *a.tensor, a.user_md), pd.query_md(dnnl::query::exec_arg_md, a.id));
+  Prepared uncached;
+  Prepared* p = cached(c);
+  if (!p) {
+    auto pd = make_pd();
+    p = prepare(c, pd, Primitive(pd), srcs, uncached);
   }
-  dnnl::memory dst(pd.dst_desc(), c.eng);
-  args[DNNL_ARG_DST] = dst;
-  auto scratch_md = pd.scratchpad_desc();
-  if (scratch_md.get_size() > 0) args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(scratch_md, c.eng);
-  add_post_op_args(c, post, out_shape.size(), args);
-  Primitive(pd).execute(c.strm, args);
-  c.strm.wait();
-  return {to_tensor(c, dst, out_shape), pd.impl_info_str()};
+  return run_prepared(c, *p, srcs, out_shape, post);
 }
+
+// Appends `suffix` to the cache key while alive (one node tried with several algorithms).
+class KeySuffix {
+ public:
+  KeySuffix(Ctx& c, const std::string& suffix) : c_(c), saved_(c.cache.key) {
+    if (!saved_.empty()) c.cache.key += suffix;
+  }
+  ~KeySuffix() { c_.cache.key = saved_; }
+  KeySuffix(const KeySuffix&) = delete;
+  KeySuffix& operator=(const KeySuffix&) = delete;
+
+ private:
+  Ctx& c_;
+  std::string saved_;
+};
 
 // Output spatial size and end padding of a sliding window (Conv, pooling) along one axis, with
 // ONNX's auto_pad and ceil_mode.

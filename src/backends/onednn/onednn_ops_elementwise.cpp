@@ -37,7 +37,9 @@ Expected<OpResult> run_eltwise_op(Ctx& c, const OpInputs& x, const PostOp& op,
   const Tensor& X = x.at(0);
   const memory::desc md = plain_md(X.shape());
   dnnl::eltwise_forward::desc d(prop_kind::forward_inference, op.alg, md, op.alpha, op.beta);
-  dnnl::eltwise_forward::primitive_desc pd(d, make_attr(post, X.shape().size()), c.eng);
+  auto pd = [&] {
+    return dnnl::eltwise_forward::primitive_desc(d, make_attr(post, X.shape().size()), c.eng);
+  };
   return execute<dnnl::eltwise_forward>(c, pd, {{DNNL_ARG_SRC, &X, md}}, X.shape(), post);
 }
 
@@ -71,7 +73,7 @@ Expected<OpResult> run_binary(Ctx& c, const OpInputs& x, const std::vector<PostO
   }
   if (rank == 0) sa = sb = out = {};
   dnnl::binary::desc d(*alg, plain_md(sa), plain_md(sb), plain_md(out));
-  dnnl::binary::primitive_desc pd(d, make_attr(post, out.size()), c.eng);
+  auto pd = [&] { return dnnl::binary::primitive_desc(d, make_attr(post, out.size()), c.eng); };
   return execute<dnnl::binary>(
       c, pd, {{DNNL_ARG_SRC_0, a, plain_md(sa)}, {DNNL_ARG_SRC_1, b, plain_md(sb)}}, out, post);
 }
@@ -96,7 +98,7 @@ Expected<OpResult> run_softmax(Ctx& c, const OpInputs& x, const std::vector<Post
   const memory::desc md = plain_md(shape);
   dnnl::softmax_v2_forward::desc d(prop_kind::forward_inference, alg, md, md,
                                    static_cast<int>(axis));
-  dnnl::softmax_v2_forward::primitive_desc pd(d, c.eng);
+  auto pd = [&] { return dnnl::softmax_v2_forward::primitive_desc(d, c.eng); };
   Tensor flat = X.reshaped(shape);
   OpResult r = execute<dnnl::softmax_v2_forward>(c, pd, {{DNNL_ARG_SRC, &flat, md}}, shape);
   r.out = r.out.reshaped(X.shape());
@@ -123,7 +125,9 @@ Expected<OpResult> run_concat(Ctx& c, const OpInputs& x, const std::vector<PostO
     args.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(args.size()), &x.at(i), mds.back()});
   }
   if (mds.empty()) return OpResult{Tensor(DType::kFloat32, out), "empty"};
-  dnnl::concat::primitive_desc pd(plain_md(out), static_cast<int>(axis), mds, c.eng);
+  auto pd = [&] {
+    return dnnl::concat::primitive_desc(plain_md(out), static_cast<int>(axis), mds, c.eng);
+  };
   return execute<dnnl::concat>(c, pd, args, out);
 }
 

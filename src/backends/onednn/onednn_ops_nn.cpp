@@ -32,6 +32,7 @@ Status check_spatial(const Node& n) {
 // ---- Conv ----
 Expected<OpResult> conv_with(Ctx& c, const OpInputs& x, const std::vector<PostOp>& post,
                              algorithm alg) {
+  const KeySuffix key(c, fmt::format("|alg{}", static_cast<int>(alg)));
   const Tensor& X = x.at(0);
   const Tensor& W = x.at(1);
   const int64_t group = x.node.attr_int("group", 1);
@@ -59,7 +60,9 @@ Expected<OpResult> conv_with(Ctx& c, const OpInputs& x, const std::vector<PostOp
   dnnl::convolution_forward::desc d(prop_kind::forward_inference, alg, any_md(X.shape()),
                                     any_md(wshape), bias_md, any_md(out), w->strides,
                                     minus_one(w->dilations), w->pad_begin, w->pad_end);
-  dnnl::convolution_forward::primitive_desc pd(d, make_attr(post, out.size()), c.eng);
+  auto pd = [&] {
+    return dnnl::convolution_forward::primitive_desc(d, make_attr(post, out.size()), c.eng);
+  };
   std::vector<Arg> args = {{DNNL_ARG_SRC, &X, plain_md(X.shape())},
                            {DNNL_ARG_WEIGHTS, &W, plain_md(wshape)}};
   if (bias) args.push_back({DNNL_ARG_BIAS, &x.at(2), plain_md({oc})});
@@ -120,7 +123,9 @@ Expected<OpResult> run_gemm(Ctx& c, const OpInputs& x, const std::vector<PostOp>
     dnnl::inner_product_forward::desc d(prop_kind::forward_inference, any_md({M, K}),
                                         any_md({N, K}), has_c ? any_md({N}) : memory::desc(),
                                         any_md(out));
-    dnnl::inner_product_forward::primitive_desc pd(d, make_attr(post, 2), c.eng);
+    auto pd = [&] {
+      return dnnl::inner_product_forward::primitive_desc(d, make_attr(post, 2), c.eng);
+    };
     std::vector<Arg> args = {{DNNL_ARG_SRC, &A, a_md}, {DNNL_ARG_WEIGHTS, &B, w_md}};
     if (has_c) args.push_back({DNNL_ARG_BIAS, &x.at(2), plain_md({N})});
     return execute<dnnl::inner_product_forward>(c, pd, args, out, post);
@@ -137,7 +142,7 @@ Expected<OpResult> run_gemm(Ctx& c, const OpInputs& x, const std::vector<PostOp>
   dnnl::matmul::desc d(a_md, b_md, bias_md, plain_md(out));
   dnnl::primitive_attr attr = make_attr(post, 2);
   if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
-  dnnl::matmul::primitive_desc pd(d, attr, c.eng);
+  auto pd = [&] { return dnnl::matmul::primitive_desc(d, attr, c.eng); };
   std::vector<Arg> args = {{DNNL_ARG_SRC, &A, a_md}, {DNNL_ARG_WEIGHTS, &B, b_md}};
   if (has_c) args.push_back({DNNL_ARG_BIAS, &x.at(2), bias_md});
   return execute<dnnl::matmul>(c, pd, args, out, post);
@@ -167,7 +172,7 @@ Expected<OpResult> run_matmul(Ctx& c, const OpInputs& x, const std::vector<PostO
   out[rank - 2] = a[rank - 2];
   out[rank - 1] = b[rank - 1];
   dnnl::matmul::desc d(plain_md(a), plain_md(b), plain_md(out));
-  dnnl::matmul::primitive_desc pd(d, make_attr(post, rank), c.eng);
+  auto pd = [&] { return dnnl::matmul::primitive_desc(d, make_attr(post, rank), c.eng); };
   return execute<dnnl::matmul>(
       c, pd, {{DNNL_ARG_SRC, &A, plain_md(a)}, {DNNL_ARG_WEIGHTS, &B, plain_md(b)}}, out, post);
 }
@@ -216,7 +221,9 @@ Expected<OpResult> run_pool(Ctx& c, const OpInputs& x, const std::vector<PostOp>
   dnnl::pooling_v2_forward::desc d(prop_kind::forward_inference, alg, plain_md(X.shape()),
                                    any_md(out), w->strides, w->kernel, minus_one(w->dilations),
                                    w->pad_begin, w->pad_end);
-  dnnl::pooling_v2_forward::primitive_desc pd(d, make_attr(post, out.size()), c.eng);
+  auto pd = [&] {
+    return dnnl::pooling_v2_forward::primitive_desc(d, make_attr(post, out.size()), c.eng);
+  };
   return execute<dnnl::pooling_v2_forward>(c, pd, {{DNNL_ARG_SRC, &X, plain_md(X.shape())}}, out,
                                            post);
 }
@@ -249,7 +256,10 @@ Expected<OpResult> run_bn(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
                      dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
   dnnl::batch_normalization_forward::desc d(prop_kind::forward_inference, plain_md(X.shape()),
                                             x.node.attr_float("epsilon", 1e-5f), flags);
-  dnnl::batch_normalization_forward::primitive_desc pd(d, make_attr(post, X.shape().size()), c.eng);
+  auto pd = [&] {
+    return dnnl::batch_normalization_forward::primitive_desc(d, make_attr(post, X.shape().size()),
+                                                             c.eng);
+  };
   return execute<dnnl::batch_normalization_forward>(c, pd,
                                                     {{DNNL_ARG_SRC, &X, plain_md(X.shape())},
                                                      {DNNL_ARG_SCALE, &x.at(1), plain_md(ch)},
@@ -284,7 +294,10 @@ Expected<OpResult> run_ln(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
   if (x.has(2)) flags = flags | dnnl::normalization_flags::use_shift;
   dnnl::layer_normalization_forward::desc d(prop_kind::forward_inference, plain_md(X.shape()),
                                             x.node.attr_float("epsilon", 1e-5f), flags);
-  dnnl::layer_normalization_forward::primitive_desc pd(d, make_attr(post, X.shape().size()), c.eng);
+  auto pd = [&] {
+    return dnnl::layer_normalization_forward::primitive_desc(d, make_attr(post, X.shape().size()),
+                                                             c.eng);
+  };
   std::vector<Arg> args = {{DNNL_ARG_SRC, &X, plain_md(X.shape())},
                            {DNNL_ARG_SCALE, &x.at(1), plain_md(ch)}};
   if (x.has(2)) args.push_back({DNNL_ARG_SHIFT, &x.at(2), plain_md(ch)});
