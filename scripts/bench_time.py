@@ -1,6 +1,7 @@
 """Times a whole command N times; writes the times, their median and the stores' sizes and runs.
 
-usage: bench_time.py N OUT.json [--store DB]... -- COMMAND...
+usage: bench_time.py N OUT.json [--store DB]... [--stdout FILE] -- COMMAND...
+(--stdout keeps the last run's standard output in FILE.)
 """
 import json
 import os
@@ -14,11 +15,13 @@ n, out = int(sys.argv[1]), sys.argv[2]
 rest = sys.argv[3:]
 split = rest.index("--")
 stores = [rest[i + 1] for i in range(0, split, 2) if rest[i] == "--store"]
+keep = next((rest[i + 1] for i in range(0, split, 2) if rest[i] == "--stdout"), None)
 cmd = rest[split + 1:]
 times = []
 for _ in range(n):
     t0 = time.monotonic()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    with open(keep, "w") if keep else open(os.devnull, "w") as sink:
+        subprocess.run(cmd, check=True, stdout=sink)
     times.append(time.monotonic() - t0)
 
 
