@@ -3,6 +3,7 @@
 // Progress is read from the command's SQLite store read-only, so the harness never writes to it.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -123,6 +124,21 @@ inline std::vector<KillOutcome> run_with_kills(const std::vector<std::string>& a
     outcomes.push_back(o);
   }
   return outcomes;
+}
+
+// After the kills and a final rerun: `total` runs, each key once, every stored value's tensor
+// present, and SQLite's integrity check ok. (gtest assertions; call from a TEST.)
+inline void expect_every_run_stored_once(const std::string& db, int64_t total) {
+  EXPECT_EQ(sqlite_int(db, "SELECT COUNT(*) FROM runs"), total);
+  EXPECT_EQ(sqlite_int(db,
+                       "SELECT COUNT(*) FROM (SELECT DISTINCT model, input, platform, host, "
+                       "repetition FROM runs)"),
+            total);
+  EXPECT_EQ(sqlite_int(db,
+                       "SELECT COUNT(*) FROM node_outputs o WHERE NOT EXISTS (SELECT 1 FROM "
+                       "tensors t WHERE t.hash = o.hash)"),
+            0);
+  EXPECT_EQ(sqlite_text(db, "PRAGMA integrity_check"), "ok");
 }
 
 }  // namespace ig::testing
