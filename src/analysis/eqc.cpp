@@ -174,6 +174,13 @@ Expected<std::vector<LayerRow>> layer_table(const CaseData& c,
     IG_ASSIGN_OR_RETURN(row.remaining_precision,
                         set_precision(c, row.partition, row.values, cache));
     IG_ASSIGN_OR_RETURN(row.deviating_share, deviating_share(c, row.partition, row.values, cache));
+    for (const auto& p : platforms) {
+      auto it = c.runs.find(p);
+      const RepRun* r = it == c.runs.end() ? nullptr : it->second.run();
+      if (!r) continue;
+      for (const auto& v : row.values)
+        if (auto n = r->notes.find(v); n != r->notes.end()) row.notes[p] = n->second;
+    }
     const Partition in = partition_values(c, platforms, produced_inputs(c, node));
     for (size_t i = 0; i < platforms.size(); ++i) {
       for (size_t j = i + 1; j < platforms.size(); ++j) {

@@ -53,6 +53,8 @@ struct LayerRow {
   // Share of elements on which the classes do not all agree bit for bit (the paper's Table SUP-8
   // "deviating values"); 0 with one class.
   double deviating_share = 0;
+  std::map<std::string, std::string>
+      notes;           // platform -> its note on this node (e.g. the algorithm)
   bool split = false;  // two platforms with equal inputs get different outputs here
   bool merge = false;  // two platforms with different inputs get equal outputs here
 };

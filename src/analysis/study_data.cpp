@@ -95,10 +95,11 @@ Expected<StudyData> load_study(const Store& store, const std::string& model) {
       study.cases.push_back(std::move(c));
     }
     CaseData& c = study.cases[case_index[ck]];
-    RepRun rr{r.id, r.key.repetition, r.verdict, r.reason, {}};
+    RepRun rr{r.id, r.key.repetition, r.verdict, r.reason, {}, {}};
     IG_ASSIGN_OR_RETURN(auto outs, store.outputs(r.id));
     for (const auto& o : outs) {
       rr.values[o.value] = o.tensor;
+      if (!o.note.empty()) rr.notes[o.value] = o.note;
       if (o.is_output && std::find(c.outputs.begin(), c.outputs.end(), o.value) == c.outputs.end())
         c.outputs.push_back(o.value);
     }

@@ -17,7 +17,8 @@ struct RepRun {
   int64_t run_id = 0;
   int repetition = 0;
   std::string verdict = "ok", reason;
-  std::map<std::string, TensorKey> values;  // every captured value of this run
+  std::map<std::string, TensorKey> values;   // every captured value of this run
+  std::map<std::string, std::string> notes;  // value -> what the platform did there, if it said
 };
 
 struct PlatformCase {

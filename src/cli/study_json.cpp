@@ -41,6 +41,7 @@ nlohmann::json layer_json(const LayerRow& r) {
           {"classes", r.partition.classes},
           {"remaining_precision", r.remaining_precision},
           {"deviating_share", r.deviating_share},
+          {"notes", r.notes},
           {"split", r.split},
           {"merge", r.merge}};
 }
@@ -169,6 +170,10 @@ void print_text_report(const StudyData& study, const nlohmann::json& j,
                   r["op_type"].get<std::string>().c_str(), r["node"].get<std::string>().c_str(),
                   r["eqc_count"].get<size_t>(), rp < 0 ? "-" : std::to_string(rp).c_str(),
                   r["split"].get<bool>() ? "S" : "", r["merge"].get<bool>() ? "M" : "");
+      // What platforms said they did here (algorithm, fallback), e.g. cuda's chosen algorithm.
+      const nlohmann::json notes = r.value("notes", nlohmann::json::object());
+      for (const auto& [platform, note] : notes.items())
+        std::printf("         %s: %s\n", platform.c_str(), note.get<std::string>().c_str());
     }
   }
 }

@@ -36,6 +36,8 @@ CREATE TABLE IF NOT EXISTS node_outputs(run INTEGER NOT NULL REFERENCES runs(id)
   PRIMARY KEY(run, value));
 CREATE TABLE IF NOT EXISTS tensors(hash TEXT NOT NULL, dtype TEXT NOT NULL, shape TEXT NOT NULL,
   nbytes INTEGER NOT NULL, data BLOB, PRIMARY KEY(hash, dtype, shape));
+CREATE TABLE IF NOT EXISTS node_notes(run INTEGER NOT NULL REFERENCES runs(id),
+  value TEXT NOT NULL, note TEXT NOT NULL, covers TEXT NOT NULL, PRIMARY KEY(run, value));
 )sql";
 
 struct Stats {
@@ -208,7 +210,16 @@ Status Store::write_outputs(int64_t run_id, const std::vector<TracedTensor>& ten
               "shape, is_output, min, max, mean, nan_count, inf_count) "
               "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
               "ON CONFLICT(run, value) DO UPDATE SET is_output = is_output OR excluded.is_output");
+  // What the platform did at a node (e.g. "algo=winograd", "conv=direct (winograd4 needs stride
+  // 1)") and which nodes a fused tensor covers: kept only where there is something to say.
+  sql::Stmt n(db_,
+              "INSERT OR REPLACE INTO node_notes(run, value, note, covers) VALUES(?, ?, ?, ?)");
   for (const auto& t : tensors) {
+    if (!t.note.empty() || !t.covers.empty()) {
+      n.reset();
+      IG_RETURN_IF_ERROR(
+          n.bind(1, run_id).bind(2, t.value).bind(3, t.note).bind(4, t.covers).run());
+    }
     const Stats s = summarize(t.tensor);
     o.reset();
     o.bind(1, run_id).bind(2, t.node_index).bind(3, t.value).bind(4, t.node).bind(5, t.op_type);

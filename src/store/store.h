@@ -52,6 +52,7 @@ struct StoredOutput {
   TensorKey tensor;
   bool is_output = false;
   int64_t nan_count = 0, inf_count = 0;
+  std::string note, covers;  // TracedTensor::note and ::covers ("" when the platform said nothing)
 };
 
 struct StoredNode {

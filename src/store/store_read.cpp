@@ -157,9 +157,10 @@ Expected<StoredRun> Store::run(int64_t id) const {
 Expected<std::vector<StoredOutput>> Store::outputs(int64_t run) const {
   std::vector<StoredOutput> out;
   sql::Stmt st(db_,
-               "SELECT node_index, value, node, op_type, hash, dtype, shape, is_output, nan_count, "
-               "inf_count FROM "
-               "node_outputs WHERE run = ? ORDER BY node_index, rowid");
+               "SELECT o.node_index, o.value, o.node, o.op_type, o.hash, o.dtype, o.shape, "
+               "o.is_output, o.nan_count, o.inf_count, n.note, n.covers FROM node_outputs o "
+               "LEFT JOIN node_notes n ON n.run = o.run AND n.value = o.value "
+               "WHERE o.run = ? ORDER BY o.node_index, o.rowid");
   st.bind(1, run);
   while (st.step()) {
     StoredOutput o;
@@ -174,6 +175,8 @@ Expected<std::vector<StoredOutput>> Store::outputs(int64_t run) const {
     o.is_output = st.integer(7) != 0;
     o.nan_count = st.integer(8);
     o.inf_count = st.integer(9);
+    o.note = st.text(10);
+    o.covers = st.text(11);
     out.push_back(std::move(o));
   }
   IG_RETURN_IF_ERROR(st.status());
@@ -205,6 +208,10 @@ INSERT OR IGNORE INTO runs(model, input, platform, host, repetition, verdict, re
 INSERT OR IGNORE INTO node_outputs SELECT d.id, n.node_index, n.value, n.node, n.op_type, n.hash,
   n.dtype, n.shape, n.is_output, n.min, n.max, n.mean, n.nan_count, n.inf_count
   FROM src.node_outputs n JOIN src.runs s ON n.run = s.id
+  JOIN main.runs d ON d.model = s.model AND d.input = s.input AND d.platform = s.platform
+    AND d.host = s.host AND d.repetition = s.repetition;
+INSERT OR IGNORE INTO node_notes SELECT d.id, n.value, n.note, n.covers
+  FROM src.node_notes n JOIN src.runs s ON n.run = s.id
   JOIN main.runs d ON d.model = s.model AND d.input = s.input AND d.platform = s.platform
     AND d.host = s.host AND d.repetition = s.repetition;
 )sql"));

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "../support/study_fixture.h"
+#include "tensor/hash.h"
 
 namespace ig {
 namespace {
@@ -77,6 +79,58 @@ TEST(Store, MergeUnionsWithoutDuplicatesAndRejectsNonStores) {
   EXPECT_EQ(*(*merged)->count("tensors"), *(*src)->count("tensors"));
   const Status bad = (*merged)->merge_from(dir.file("missing.db"));
   EXPECT_FALSE(bad.ok());
+}
+
+}  // namespace
+}  // namespace ig
+
+namespace ig {
+namespace {
+
+// What a platform says it did at a node (the convolution algorithm, a fallback, a fused group)
+// is stored with the run, read back with its outputs, and kept by a merge.
+TEST(Store, NodeNotesAreStoredReadBackAndMerged) {
+  testing::TempDir dir;
+  auto store = Store::open(dir.file("a.db"));
+  ASSERT_TRUE(store.ok());
+  RunResult r;
+  r.verdict = "ok";
+  TracedTensor conv;
+  conv.value = "c";
+  conv.node = "conv";
+  conv.op_type = "Conv";
+  conv.node_index = 0;
+  conv.tensor = Tensor::from_vector<float>({1.0f, 2.0f}, {2});
+  conv.hash = tensor_hash(conv.tensor);
+  conv.dtype = DType::kFloat32;
+  conv.shape = {2};
+  conv.note = "algo=fft (autotune)";
+  conv.covers = "conv,relu";
+  TracedTensor plain = conv;
+  plain.value = "y";
+  plain.note.clear();
+  plain.covers.clear();
+  r.trace = {conv};
+  r.outputs = {plain};
+  const RunKey key{"m", "i", "cuda:algo=autotune", "h", 0};
+  ASSERT_TRUE((*store)->put_run(key, r).ok());
+  auto check = [&](Store& s) {
+    auto runs = s.runs();
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), 1u);
+    auto outs = s.outputs(runs->front().id);
+    ASSERT_TRUE(outs.ok());
+    std::map<std::string, StoredOutput> by_value;
+    for (const auto& o : *outs) by_value[o.value] = o;
+    EXPECT_EQ(by_value["c"].note, "algo=fft (autotune)");
+    EXPECT_EQ(by_value["c"].covers, "conv,relu");
+    EXPECT_EQ(by_value["y"].note, "");
+  };
+  check(**store);
+  auto merged = Store::open(dir.file("b.db"));
+  ASSERT_TRUE(merged.ok());
+  ASSERT_TRUE((*merged)->merge_from(dir.file("a.db")).ok());
+  check(**merged);
 }
 
 }  // namespace
