@@ -28,6 +28,7 @@ Expected<nlohmann::json> layers_data(const StudyData& study, TensorCache& cache)
     size_t eqcs = 0;
     int rp = -1;
     bool split = false;
+    std::map<std::string, std::set<std::string>> notes;  // platform -> its notes over the cases
   };
   std::map<std::string, std::map<int64_t, Agg>> by_model;
   std::map<std::string, int> cases_of_model;
@@ -42,6 +43,7 @@ Expected<nlohmann::json> layers_data(const StudyData& study, TensorCache& cache)
       if (r.remaining_precision >= 0)
         a.rp = a.rp < 0 ? r.remaining_precision : std::min(a.rp, r.remaining_precision);
       a.split = a.split || r.split;
+      for (const auto& [platform, note] : r.notes) a.notes[platform].insert(note);
     }
   }
   nlohmann::json out = nlohmann::json::array();
@@ -51,6 +53,13 @@ Expected<nlohmann::json> layers_data(const StudyData& study, TensorCache& cache)
       nlohmann::json row{{"index", a.index}, {"node", a.node},   {"op_type", a.op_type},
                          {"eqcs", a.eqcs},   {"split", a.split}, {"kind", layer_kind(a.op_type)}};
       row["remaining_precision"] = a.rp < 0 ? nlohmann::json() : nlohmann::json(a.rp);
+      nlohmann::json notes = nlohmann::json::object();
+      for (const auto& [platform, set] : a.notes) {
+        std::string joined;
+        for (const auto& n : set) joined += (joined.empty() ? "" : "; ") + n;
+        notes[platform] = joined;
+      }
+      row["notes"] = notes;
       jr.push_back(row);
     }
     out.push_back({{"model", model}, {"cases", cases_of_model[model]}, {"rows", jr}});

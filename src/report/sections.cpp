@@ -103,6 +103,21 @@ void layers_section(HtmlPage& page, const json& data) {
   for (const auto& m : data["layers"]) {
     html += tag("h3", cell_text(m["model"]) + " (" + cell_text(m["cases"]) + " case(s))");
     html += page.chart(layers_chart(m["rows"]));
+    // What each platform said it did per node (the algorithm a convolution used, a fallback, a
+    // fused group): the paper's per-layer algorithm traces (Fig 3), as a table.
+    std::string notes;
+    for (const auto& r : m["rows"]) {
+      const json row_notes = r.value("notes", json::object());
+      for (const auto& [platform, note] : row_notes.items())
+        notes += "<tr><td>" + html_escape(cell_text(r["index"])) + " " +
+                 html_escape(cell_text(r["node"])) + "</td><td>" + html_escape(platform) +
+                 "</td><td>" + html_escape(cell_text(note)) + "</td></tr>\n";
+    }
+    if (!notes.empty())
+      html +=
+          "<details><summary>What platforms did per node</summary>\n<table><tr><th>node</th>"
+          "<th>platform</th><th>note</th></tr>\n" +
+          notes + "</table></details>\n";
   }
   if (html.empty())
     html = absent("No per-layer capture in this store (study with --layers all).");
