@@ -50,11 +50,18 @@ Tensor to_tensor(Ctx& c, const memory& m, const Shape& shape) {
   return t;
 }
 
-dnnl::primitive_attr make_attr(const std::vector<PostOp>& post, size_t out_rank) {
+namespace {
+
+dnnl::primitive_attr attr_with(const std::vector<PostOp>& post, size_t out_rank,
+                               const Shape* any_shape) {
   dnnl::post_ops ops;
   for (const auto& p : post) {
     if (p.binary) {
-      ops.append_binary(p.alg, plain_md(pad_left(p.other.shape(), out_rank)));
+      const Shape shape = pad_left(p.other.shape(), out_rank);
+      ops.append_binary(
+          p.alg, any_shape && shape == *any_shape
+                     ? memory::desc(to_dims(shape), memory::data_type::f32, memory::format_tag::any)
+                     : plain_md(shape));
     } else {
       ops.append_eltwise(1.0f, p.alg, p.alpha, p.beta);
     }
@@ -65,13 +72,25 @@ dnnl::primitive_attr make_attr(const std::vector<PostOp>& post, size_t out_rank)
   return attr;
 }
 
-void add_post_op_args(Ctx& c, const std::vector<PostOp>& post, size_t out_rank,
-                      std::unordered_map<int, memory>& args) {
+}  // namespace
+
+dnnl::primitive_attr make_attr(const std::vector<PostOp>& post, size_t out_rank) {
+  return attr_with(post, out_rank, nullptr);
+}
+
+dnnl::primitive_attr make_attr_any(const std::vector<PostOp>& post, const Shape& out) {
+  return attr_with(post, out.size(), &out);
+}
+
+std::vector<Arg> with_post_op_args(const std::vector<Arg>& srcs, const std::vector<PostOp>& post,
+                                   size_t out_rank) {
+  std::vector<Arg> all = srcs;
   for (size_t i = 0; i < post.size(); ++i) {
     if (!post[i].binary) continue;
-    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1] =
-        wrap(c, post[i].other, plain_md(pad_left(post[i].other.shape(), out_rank)));
+    all.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1,
+                   &post[i].other, plain_md(pad_left(post[i].other.shape(), out_rank))});
   }
+  return all;
 }
 
 Prepared* cached(Ctx& c) {
@@ -96,8 +115,7 @@ Prepared* prepare(Ctx& c, const dnnl::primitive_desc_base& pd, dnnl::primitive p
   return &(c.cache.entries[c.cache.key] = std::move(p));
 }
 
-OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const Shape& out_shape,
-                      const std::vector<PostOp>& post) {
+OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const Shape& out_shape) {
   const bool caching = !c.cache.key.empty();
   std::unordered_map<int, memory> args;
   for (const auto& a : srcs) {
@@ -112,7 +130,6 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
     args[a.id] = m;
   }
   if (p.scratch) args[DNNL_ARG_SCRATCHPAD] = p.scratch;
-  add_post_op_args(c, post, out_shape.size(), args);
   // A plain destination is written straight into the returned tensor.
   if (p.dst_md == plain_md(out_shape)) {
     Tensor out(DType::kFloat32, out_shape);

@@ -80,10 +80,12 @@ dnnl::memory to_layout(Ctx& c, const dnnl::memory& m, const dnnl::memory::desc& 
 // Plain fp32 tensor of `shape` from memory in any layout.
 Tensor to_tensor(Ctx& c, const dnnl::memory& m, const Shape& shape);
 
-// Post-ops as an attribute, and the execution arguments their binary operands need.
+// Post-ops as an attribute, binary operands in plain layout.
 dnnl::primitive_attr make_attr(const std::vector<PostOp>& post, size_t out_rank);
-void add_post_op_args(Ctx& c, const std::vector<PostOp>& post, size_t out_rank,
-                      std::unordered_map<int, dnnl::memory>& args);
+// The same, but a binary operand of the destination's full shape is declared `any`: the
+// primitive gives it its destination's layout. A plain operand next to a blocked destination
+// leaves some primitives (convolutions) only their plain-layout kernels (gemm:jit).
+dnnl::primitive_attr make_attr_any(const std::vector<PostOp>& post, const Shape& out);
 
 // Runs a primitive whose sources are plain tensors: sources are reordered into the layouts the
 // primitive chose, the destination is returned as a plain tensor of `out_shape`. `make_pd`
@@ -95,22 +97,26 @@ struct Arg {
 };
 // The cached entry for the node now running, or nullptr.
 Prepared* cached(Ctx& c);
-// Builds the entry from a descriptor and stores it when caching is on; returns it.
+// Builds the entry from a descriptor and stores it when caching is on; returns it. `srcs`
+// include the binary post-ops' operands (with_post_op_args).
 Prepared* prepare(Ctx& c, const dnnl::primitive_desc_base& pd, dnnl::primitive prim,
                   const std::vector<Arg>& srcs, Prepared& scratch_entry);
-OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const Shape& out_shape,
-                      const std::vector<PostOp>& post);
+OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const Shape& out_shape);
+// `srcs` followed by the binary post-ops' operands, as plain tensors padded to the output's rank.
+std::vector<Arg> with_post_op_args(const std::vector<Arg>& srcs, const std::vector<PostOp>& post,
+                                   size_t out_rank);
 
 template <typename Primitive, typename MakePD>
 OpResult execute(Ctx& c, MakePD&& make_pd, const std::vector<Arg>& srcs, const Shape& out_shape,
                  const std::vector<PostOp>& post = {}) {
+  const std::vector<Arg> all = with_post_op_args(srcs, post, out_shape.size());
   Prepared uncached;
   Prepared* p = cached(c);
   if (!p) {
     auto pd = make_pd();
-    p = prepare(c, pd, Primitive(pd), srcs, uncached);
+    p = prepare(c, pd, Primitive(pd), all, uncached);
   }
-  return run_prepared(c, *p, srcs, out_shape, post);
+  return run_prepared(c, *p, all, out_shape);
 }
 
 // Appends `suffix` to the cache key while alive (one node tried with several algorithms).

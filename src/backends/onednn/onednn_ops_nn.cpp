@@ -61,7 +61,12 @@ Expected<OpResult> conv_with(Ctx& c, const OpInputs& x, const std::vector<PostOp
                                     any_md(wshape), bias_md, any_md(out), w->strides,
                                     minus_one(w->dilations), w->pad_begin, w->pad_end);
   auto pd = [&] {
-    return dnnl::convolution_forward::primitive_desc(d, make_attr(post, out.size()), c.eng);
+    try {
+      return dnnl::convolution_forward::primitive_desc(d, make_attr_any(post, out), c.eng);
+    } catch (const dnnl::error&) {
+      // No implementation takes the operand in a layout of its choice: a plain one, as before.
+      return dnnl::convolution_forward::primitive_desc(d, make_attr(post, out.size()), c.eng);
+    }
   };
   std::vector<Arg> args = {{DNNL_ARG_SRC, &X, plain_md(X.shape())},
                            {DNNL_ARG_WEIGHTS, &W, plain_md(wshape)}};
