@@ -214,7 +214,9 @@ Expected<std::vector<Value>> OnednnBackend::run_values(const Model& model,
     if (!feeds.count(name) && t.raw()) ctx_.cache.constants.insert(values[name].tensor.raw());
   }
   Executor exec(ctx_, ref_, *this, model, on_node);
+  ctx_.produced.clear();
   Status st = exec.run(values);
+  ctx_.produced.clear();
   if (!st.ok()) return st.with_context(model.path);
   std::vector<Value> results;
   for (const auto& out : model.graph.outputs) {

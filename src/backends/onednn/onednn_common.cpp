@@ -125,7 +125,14 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
       args[a.id] = it->second;
       continue;
     }
-    memory m = to_layout(c, wrap(c, *a.tensor, a.user_md), p.src_mds.at(a.id));
+    const memory::desc& want = p.src_mds.at(a.id);
+    if (auto it = c.produced.find(a.tensor->raw()); it != c.produced.end() &&
+                                                    it->second.mem.get_desc() == want &&
+                                                    a.user_md == plain_md(a.tensor->shape())) {
+      args[a.id] = it->second.mem;
+      continue;
+    }
+    memory m = to_layout(c, wrap(c, *a.tensor, a.user_md), want);
     if (constant && m.get_data_handle() != a.tensor->raw()) p.constants[a.id] = m;
     args[a.id] = m;
   }
@@ -142,7 +149,9 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
   args[DNNL_ARG_DST] = p.dst;
   p.prim.execute(c.strm, args);
   c.strm.wait();
-  return {to_tensor(c, p.dst, out_shape), p.impl};
+  Tensor out = to_tensor(c, p.dst, out_shape);
+  c.produced[out.raw()] = {out, p.dst};
+  return {std::move(out), p.impl};
 }
 
 Expected<Window> window_of(const Node& node, const Shape& in, const std::vector<int64_t>& kernel,

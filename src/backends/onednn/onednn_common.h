@@ -46,11 +46,21 @@ struct PrimitiveCache {
   std::string key;  // the node now running; "" caches nothing
 };
 
+// This run's activations as a primitive left them, when not plain: a consumer that wants the
+// same layout takes them as they are instead of reordering the plain copy back. Keyed by the
+// plain copy's storage, which the entry holds so that the address cannot be reused. The bits
+// are those of the plain copy (reorders between f32 layouts copy values).
+struct Produced {
+  Tensor plain;
+  dnnl::memory mem;
+};
+
 struct Ctx {
   dnnl::engine eng{dnnl::engine::kind::cpu, 0};
   dnnl::stream strm{eng};
   Options opt;
   PrimitiveCache cache;
+  std::unordered_map<const std::byte*, Produced> produced;  // cleared per run
 };
 
 // A node fused into the primitive of the node before it.
