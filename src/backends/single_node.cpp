@@ -1,6 +1,27 @@
 #include "backends/single_node.h"
 
+#include <algorithm>
+#include <array>
+
 namespace ig {
+
+namespace {
+constexpr std::array<const char*, 8> kDataMovement = {
+    "Identity", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Constant", "Shape", "Dropout"};
+}  // namespace
+
+bool is_data_movement(const std::string& op_type) {
+  return std::find(kDataMovement.begin(), kDataMovement.end(), op_type) != kDataMovement.end();
+}
+
+const std::string& data_movement_names() {
+  static const std::string names = [] {
+    std::string s;
+    for (const char* op : kDataMovement) s += (s.empty() ? "" : ", ") + std::string(op);
+    return s;
+  }();
+  return names;
+}
 
 Expected<std::vector<Value>> run_single_node(Backend& backend, const Model& model, const Node& node,
                                              const std::unordered_map<std::string, Value>& values) {

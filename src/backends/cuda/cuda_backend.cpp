@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <set>
 #include <unordered_map>
 
 #include "backends/cuda/cuda_ops.h"
@@ -15,10 +14,6 @@ namespace ig {
 
 namespace {
 
-// Pure data movement: no arithmetic, so the reference kernel gives what any library would.
-const std::set<std::string> kDataMovement = {"Identity",  "Flatten",  "Reshape", "Squeeze",
-                                             "Unsqueeze", "Constant", "Shape",   "Dropout"};
-
 using Values = std::unordered_map<std::string, Value>;
 
 }  // namespace
@@ -27,13 +22,12 @@ Status CudaBackend::native_support(const Node& node, const Model& model) const {
   if (!node.domain.empty()) {
     return unsupported("{}: domain '{}' has no cuDNN mapping", node.label(), node.domain);
   }
-  if (kDataMovement.count(node.op_type)) return ref_.supports(node, model);
+  if (is_data_movement(node.op_type)) return ref_.supports(node, model);
   const cuda::OpDef* def = cuda::find_op(node.op_type);
   if (!def) {
-    return unsupported(
-        "{}: no cuDNN/cuBLAS mapping for {} (mapped: {}; data movement: Identity, Flatten, "
-        "Reshape, Squeeze, Unsqueeze, Constant, Shape, Dropout)",
-        node.label(), node.op_type, join_names(cuda::op_names()));
+    return unsupported("{}: no cuDNN/cuBLAS mapping for {} (mapped: {}; data movement: {})",
+                       node.label(), node.op_type, join_names(cuda::op_names()),
+                       data_movement_names());
   }
   return def->check(node, model.opset_for(node.domain));
 }
@@ -108,7 +102,7 @@ class Executor {
   Status run_node(const Node& node, Values& values, size_t conv_index, size_t conv_count) {
     const bool fallback = ctx_.opt().fallback_ref;
     Status native = backend_.native_support(node, model_);
-    if (native.ok() && !kDataMovement.count(node.op_type)) {
+    if (native.ok() && !is_data_movement(node.op_type)) {
       auto r = run_native(node, values, conv_index, conv_count);
       if (r.ok()) {
         IG_ASSIGN_OR_RETURN(Tensor host, ctx_.download(r->out));

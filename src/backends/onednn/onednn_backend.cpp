@@ -1,6 +1,5 @@
 #include "backends/onednn/onednn_backend.h"
 
-#include <set>
 #include <unordered_map>
 
 #include "backends/onednn/fusion_plan.h"
@@ -14,10 +13,6 @@ namespace {
 
 using onednn::OpResult;
 using onednn::PostOp;
-
-// Pure data movement: no arithmetic, so the reference kernel gives what any library would.
-const std::set<std::string> kDataMovement = {"Identity",  "Flatten",  "Reshape", "Squeeze",
-                                             "Unsqueeze", "Constant", "Shape",   "Dropout"};
 
 using Values = std::unordered_map<std::string, Value>;
 
@@ -35,13 +30,11 @@ Status OnednnBackend::native_support(const Node& node, const Model& model) const
   if (!node.domain.empty()) {
     return unsupported("{}: domain '{}' has no oneDNN mapping", node.label(), node.domain);
   }
-  if (kDataMovement.count(node.op_type)) return ref_.supports(node, model);
+  if (is_data_movement(node.op_type)) return ref_.supports(node, model);
   const onednn::OpDef* def = onednn::find_op(node.op_type);
   if (!def) {
-    return unsupported(
-        "{}: no oneDNN mapping for {} (mapped: {}; data movement: Identity, "
-        "Flatten, Reshape, Squeeze, Unsqueeze, Constant, Shape, Dropout)",
-        node.label(), node.op_type, join_names(onednn::op_names()));
+    return unsupported("{}: no oneDNN mapping for {} (mapped: {}; data movement: {})", node.label(),
+                       node.op_type, join_names(onednn::op_names()), data_movement_names());
   }
   return def->check(node, model);
 }
@@ -136,7 +129,7 @@ class Executor {
 
   Status run_node(const Node& node, Values& values) {
     Status native = backend_.native_support(node, model_);
-    if (native.ok() && !kDataMovement.count(node.op_type)) {
+    if (native.ok() && !is_data_movement(node.op_type)) {
       auto r = run_native(node, values, {});
       if (r.ok()) {
         store(node, {Value::of(std::move(r->out))}, values, {"", r->impl});
