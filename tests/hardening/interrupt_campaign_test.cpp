@@ -30,20 +30,10 @@ TEST(Interrupt, CampaignKilledAtFiveSeededPointsResumesWithEveryRunOnce) {
       "campaign", "--models",       variants, "-p", "ref",         "-p",      "ref:fma=on",
       "-p",       "ref:acc=lanes8", "--jobs", "2",  "--no-report", "--store", db};
   const int64_t total = n * 4;  // three platforms and the fp64 oracle
-  const auto points = testing::seeded_kill_points(7, 5, total);
-  const auto outcomes = testing::run_with_kills(
-      args, points, [&] { return sqlite_int(db, "SELECT COUNT(*) FROM runs"); });
-  int killed = 0;
-  for (const auto& o : outcomes) {
-    killed += o.killed;
-    EXPECT_EQ(testing::sqlite_text(db, "PRAGMA integrity_check"), "ok")
-        << "after the kill at " << o.point.after;
-  }
-  EXPECT_GE(killed, 4);
+  EXPECT_GE(testing::kill_checking_integrity(args, db, 7, 5, total), 4);
 
-  std::string joined;
-  for (size_t i = 1; i < args.size(); ++i) joined += " " + args[i];
-  const auto r = testing::run_cli("campaign" + joined + " --json");
+  const std::string rerun = testing::command_line(args) + " --json";
+  const auto r = testing::run_cli(rerun);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["runs_executed"].get<int64_t>() + j["runs_skipped"].get<int64_t>(), total);
@@ -53,7 +43,7 @@ TEST(Interrupt, CampaignKilledAtFiveSeededPointsResumesWithEveryRunOnce) {
                        "SELECT COUNT(*) FROM runs WHERE verdict = 'ok' AND id NOT IN "
                        "(SELECT run FROM node_outputs WHERE is_output = 1)"),
             0);
-  const auto again = testing::run_cli("campaign" + joined + " --json");
+  const auto again = testing::run_cli(rerun);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(nlohmann::json::parse(again.out)["runs_executed"], 0);
 }

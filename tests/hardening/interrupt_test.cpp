@@ -23,24 +23,12 @@ TEST(Interrupt, StudyKilledAtFiveSeededPointsResumesWithEveryRunOnce) {
                                       "-p",         "ref",      "-p",  "ref:acc=lanes8", "-p",
                                       "ref:fma=on", "--repeat", "2",   "--store",        db};
   const int64_t total = 6 * 3 * 2 + 6;  // + the fp64 oracle once per input
-  const auto points = testing::seeded_kill_points(20261121, 5, total);
-  const auto outcomes = testing::run_with_kills(
-      args, points, [&] { return sqlite_int(db, "SELECT COUNT(*) FROM runs"); });
-  int killed = 0;
-  for (const auto& o : outcomes) {
-    killed += o.killed;
-    // The store stays consistent after every kill, not only after the final rerun.
-    EXPECT_EQ(testing::sqlite_text(db, "PRAGMA integrity_check"), "ok")
-        << "after the kill at " << o.point.after;
-  }
   // A kill is only a test if it interrupted something; the points lie before the end.
-  EXPECT_GE(killed, 4);
+  EXPECT_GE(testing::kill_checking_integrity(args, db, 20261121, 5, total), 4);
   EXPECT_LT(sqlite_int(db, "SELECT COUNT(*) FROM runs"), total);
 
-  std::vector<std::string> rest(args.begin() + 1, args.end());
-  std::string joined;
-  for (const auto& a : rest) joined += " " + a;
-  const auto r = testing::run_cli("study" + joined + " --json");
+  const std::string rerun = testing::command_line(args) + " --json";
+  const auto r = testing::run_cli(rerun);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["runs_executed"].get<int64_t>() + j["runs_skipped"].get<int64_t>(), total);
@@ -56,7 +44,7 @@ TEST(Interrupt, StudyKilledAtFiveSeededPointsResumesWithEveryRunOnce) {
                        "GROUP BY run)"),
             1);
   // A second rerun has nothing left to do.
-  const auto again = testing::run_cli("study" + joined + " --json");
+  const auto again = testing::run_cli(rerun);
   EXPECT_EQ(nlohmann::json::parse(again.out)["runs_executed"], 0);
 }
 

@@ -126,6 +126,30 @@ inline std::vector<KillOutcome> run_with_kills(const std::vector<std::string>& a
   return outcomes;
 }
 
+// Kills `args` (a command writing runs to the store `db`) at `count` points drawn from `seed` over
+// `total` runs, checking after each kill that the store passes SQLite's integrity check; returns
+// how many of the runs were really killed (a child may finish before its point).
+inline int kill_checking_integrity(const std::vector<std::string>& args, const std::string& db,
+                                   uint64_t seed, int count, int64_t total) {
+  const auto outcomes = run_with_kills(args, seeded_kill_points(seed, count, total),
+                                       [&] { return sqlite_int(db, "SELECT COUNT(*) FROM runs"); });
+  int killed = 0;
+  for (const auto& o : outcomes) {
+    killed += o.killed;
+    // The store stays consistent after every kill, not only after the final rerun.
+    EXPECT_EQ(sqlite_text(db, "PRAGMA integrity_check"), "ok")
+        << "after the kill at " << o.point.after;
+  }
+  return killed;
+}
+
+// The argv as one command line for run_cli ("study --model m ...").
+inline std::string command_line(const std::vector<std::string>& args) {
+  std::string line;
+  for (const auto& a : args) line += (line.empty() ? "" : " ") + a;
+  return line;
+}
+
 // After the kills and a final rerun: `total` runs, each key once, every stored value's tensor
 // present, and SQLite's integrity check ok. (gtest assertions; call from a TEST.)
 inline void expect_every_run_stored_once(const std::string& db, int64_t total) {
