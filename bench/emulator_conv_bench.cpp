@@ -3,9 +3,9 @@
 #include <benchmark/benchmark.h>
 
 #include "backends/ref/ref_backend.h"
+#include "inputs/random_input.h"
+#include "platform/registry.h"
 #include "synth/conv_model.h"
-#include "synth/random_input.h"
-#include "worker/platform_spec.h"
 
 namespace ig {
 namespace {

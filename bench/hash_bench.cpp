@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "synth/random_input.h"
+#include "inputs/random_input.h"
 #include "tensor/hash.h"
 
 namespace ig {

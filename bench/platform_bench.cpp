@@ -11,12 +11,12 @@
 #include <map>
 #include <thread>
 
+#include "inputs/random_input.h"
 #include "model/model_identity.h"
 #include "model/onnx_model.h"
-#include "synth/random_input.h"
+#include "platform/registry.h"
 #include "synth/zoo.h"
 #include "tensor/hash.h"
-#include "worker/platform_spec.h"
 #include "worker/worker_pool.h"
 
 namespace ig {

@@ -1,8 +1,8 @@
 // Platform spec strings. Properties: parsing never crashes; a parsed spec's canonical string
 // parses to the same spec; option validation (spec_options.h) answers with a Status.
-#include "backends/spec_options.h"
 #include "fuzz_common.h"
-#include "worker/platform_spec.h"
+#include "platform/options.h"
+#include "platform/spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = ig::fuzz::bytes_of(data, size);

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "store/fingerprint.h"
-#include "store/study.h"
+#include "study/study.h"
+#include "worker/host_fingerprint.h"
 
 namespace ig {
 namespace {

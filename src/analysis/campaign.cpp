@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "analysis/campaign_data.h"
-#include "synth/inputs.h"
-#include "worker/platform_spec.h"
+#include "inputs/inputs.h"
+#include "platform/spec.h"
 
 namespace ig {
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "store/fingerprint.h"
+#include "worker/host_fingerprint.h"
 
 namespace ig {
 

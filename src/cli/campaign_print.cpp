@@ -1,7 +1,9 @@
 // Terminal tables of a campaign analysis (analysis/campaign.h).
 #include <cstdio>
 
-#include "cli/campaign_run.h"
+#include "cli/campaign_print.h"
+
+#include <string>
 
 namespace ig::cli {
 

@@ -5,16 +5,17 @@
 // explain by rerunning those runs with every layer, and prints the campaign analysis.
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <thread>
 
 #include "analysis/campaign.h"
-#include "cli/campaign_run.h"
+#include "cli/campaign_print.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/study_setup.h"
+#include "inputs/variant_inputs.h"
 #include "report/report.h"
-#include "store/study.h"
-#include "synth/variant_inputs.h"
+#include "study/campaign.h"
 
 namespace ig::cli {
 
@@ -86,56 +87,55 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     opt.jobs =
         a->jobs > 0 ? a->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     opt.model_inputs = variant_input_specs;
+    CampaignOptions campaign{opt, nullptr};
+    campaign.runs_needing_layers = [&](const Store& st, const std::string& oracle) {
+      CampaignAnalysisOptions o = a->analysis;
+      o.oracle = oracle;
+      return runs_needing_layers(st, o);
+    };
+    std::unique_ptr<ProgressBar> bar = std::make_unique<ProgressBar>("campaign");
+    bool in_layers = false;
+    auto summary = run_campaign(**store, pool, campaign, [&](const CampaignProgress& p) {
+      if (p.layers && !in_layers) {
+        bar->finish();
+        bar = std::make_unique<ProgressBar>("layers");
+        in_layers = true;
+      }
+      bar->update(p.done, p.total, p.executed, p.current);
+    });
+    bar->finish();
+    if (!summary.ok()) return fail(summary.status());
+    a->analysis.oracle = summary->runs.oracle;
+    const TraceSummary& traced = summary->layers;
     using Clock = std::chrono::steady_clock;
     auto seconds_since = [](Clock::time_point t) {
       return std::chrono::duration<double>(Clock::now() - t).count();
     };
-    const auto t_runs = Clock::now();
-    ProgressBar bar("campaign");
-    auto summary = run_study(**store, pool, opt, [&](const StudyProgress& p) {
-      bar.update(p.done, p.total, p.executed, p.current);
-    });
-    bar.finish();
-    if (!summary.ok()) return fail(summary.status());
-    a->analysis.oracle = summary->oracle;
-    const double runs_seconds = seconds_since(t_runs);
-    const auto t_layers = Clock::now();
-    TraceSummary traced;
-    if (!opt.all_layers) {
-      auto need = runs_needing_layers(**store, a->analysis);
-      if (!need.ok()) return fail(need.status());
-      ProgressBar tbar("layers");
-      const auto total = static_cast<int64_t>(need->size());
-      auto t = trace_layers(**store, pool, *need, [&](int64_t done) {
-        tbar.update(done, total, done, "per-layer rerun");
-      });
-      if (!t.ok()) return fail(t.status());
-      traced = *t;
-    }
-    const double layers_seconds = seconds_since(t_layers);
     const auto t_analysis = Clock::now();
     auto analysis = analyse_campaign(**store, a->analysis);
     const double analysis_seconds = seconds_since(t_analysis);
     if (!analysis.ok()) return fail(analysis.status());
-    nlohmann::json j{{"store", a->store},
-                     {"shard", a->shard},
-                     {"variants", models->size()},
-                     {"host", summary->host},
-                     {"oracle", summary->oracle},
-                     {"runs_total", summary->total},
-                     {"runs_executed", summary->executed},
-                     {"runs_skipped", summary->skipped},
-                     {"runs_layer_traced", traced.traced},
-                     {"runs_not_reproduced", traced.changed},
-                     {"verdicts", summary->verdicts},
-                     // Where the time went: registering and running (runs/s stored), the
-                     // per-layer reruns, the analysis.
-                     {"seconds",
-                      {{"runs", runs_seconds},
-                       {"runs_per_second", runs_seconds > 0 ? summary->executed / runs_seconds : 0},
-                       {"layers", layers_seconds},
-                       {"analysis", analysis_seconds}}},
-                     {"analysis", *analysis}};
+    nlohmann::json j{
+        {"store", a->store},
+        {"shard", a->shard},
+        {"variants", models->size()},
+        {"host", summary->runs.host},
+        {"oracle", summary->runs.oracle},
+        {"runs_total", summary->runs.total},
+        {"runs_executed", summary->runs.executed},
+        {"runs_skipped", summary->runs.skipped},
+        {"runs_layer_traced", traced.traced},
+        {"runs_not_reproduced", traced.changed},
+        {"verdicts", summary->runs.verdicts},
+        // Where the time went: registering and running (runs/s stored), the
+        // per-layer reruns, the analysis.
+        {"seconds",
+         {{"runs", summary->runs_seconds},
+          {"runs_per_second",
+           summary->runs_seconds > 0 ? summary->runs.executed / summary->runs_seconds : 0},
+          {"layers", summary->layers_seconds},
+          {"analysis", analysis_seconds}}},
+        {"analysis", *analysis}};
     if (!a->no_report) write_report_beside_store(**store, a->store, "campaign", j);
     if (a->json) {
       std::printf("%s\n", j.dump(2).c_str());
@@ -143,8 +143,8 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
       std::printf(
           "%s: %zu variants, %lld runs executed, %lld already stored, %lld rerun with "
           "every layer\n",
-          a->store.c_str(), models->size(), static_cast<long long>(summary->executed),
-          static_cast<long long>(summary->skipped), static_cast<long long>(traced.traced));
+          a->store.c_str(), models->size(), static_cast<long long>(summary->runs.executed),
+          static_cast<long long>(summary->runs.skipped), static_cast<long long>(traced.traced));
       print_campaign_tables(*analysis);
     }
   });

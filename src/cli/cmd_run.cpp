@@ -8,11 +8,11 @@
 
 #include "cli/commands.h"
 #include "cli/limit_options.h"
+#include "inputs/inputs.h"
 #include "model/npy.h"
 #include "model/onnx_model.h"
-#include "synth/inputs.h"
+#include "platform/spec.h"
 #include "tensor/hash.h"
-#include "worker/platform_spec.h"
 #include "worker/worker_pool.h"
 
 namespace ig::cli {

@@ -12,7 +12,7 @@
 #include "cli/progress.h"
 #include "cli/study_setup.h"
 #include "report/report.h"
-#include "store/study.h"
+#include "study/study.h"
 
 namespace ig::cli {
 

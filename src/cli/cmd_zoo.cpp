@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "inputs/mantissa_mask.h"
 #include "model/onnx_model.h"
 #include "synth/demo_images.h"
-#include "synth/mantissa_mask.h"
 #include "synth/zoo.h"
 
 namespace ig::cli {

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "inputs/mantissa_mask.h"
 #include "model/onnx_model.h"
 #include "synth/conv_layer.h"
-#include "synth/mantissa_mask.h"
 
 namespace ig::cli {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "store/study.h"
+#include "study/study.h"
 #include "worker/worker_pool.h"
 
 namespace ig::cli {

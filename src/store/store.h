@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "results/run_result.h"
 #include "tensor/tensor.h"
-#include "worker/job.h"
 
 struct sqlite3;
 

@@ -1,6 +1,6 @@
 #include "synth/conv_model.h"
 
-#include "synth/random_input.h"
+#include "inputs/random_input.h"
 
 namespace ig {
 

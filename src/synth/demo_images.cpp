@@ -7,7 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "synth/rng.h"
+#include "inputs/rng.h"
 
 namespace ig {
 

@@ -5,14 +5,14 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "inputs/inputs.h"
+#include "inputs/variant_inputs.h"
 #include "model/onnx_model.h"
 #include "model/tensor_proto.h"
-#include "synth/inputs.h"
+#include "platform/registry.h"
 #include "synth/mutate.h"
 #include "synth/mutate_util.h"
-#include "synth/variant_inputs.h"
 #include "tensor/hash.h"
-#include "worker/job.h"
 
 namespace ig {
 
@@ -90,17 +90,19 @@ Expected<ExtractResult> extract_variants(const std::string& parent_path,
   IG_ASSIGN_OR_RETURN(onnx::ModelProto parent, read_model_proto(parent_path));
   IG_ASSIGN_OR_RETURN(Model model, load_model(parent_path));
   IG_ASSIGN_OR_RETURN(auto feeds, gather_inputs(model, input_specs, seed));
-  RunRequest req;
-  req.platform = "ref";
-  req.model_path = parent_path;
-  for (const auto& f : feeds) req.inputs[f.name] = f.tensor;
-  req.capture.all_layers = true;
-  RunResult run = run_in_process(req);
-  if (run.verdict != "ok")
-    return invalid_argument("{}: the parent does not run on ref ({}: {})", parent_path, run.verdict,
-                            run.reason);
-  std::map<std::string, Tensor> captured = req.inputs;
-  for (auto& t : run.trace) captured[t.value] = t.tensor;
+  // The parent runs here on the reference backend: every value the extracted nodes read.
+  IG_ASSIGN_OR_RETURN(PlatformSpec ref_spec, parse_platform_spec("ref"));
+  IG_ASSIGN_OR_RETURN(auto ref, make_backend(ref_spec));
+  std::map<std::string, Tensor> captured;
+  for (const auto& f : feeds) captured[f.name] = f.tensor;
+  auto run = ref->run(model, captured, [&](const Node& node, const std::vector<Value>& outs) {
+    for (size_t i = 0; i < outs.size() && i < node.outputs.size(); ++i)
+      if (!node.outputs[i].empty() && outs[i].is_tensor())
+        captured[node.outputs[i]] = outs[i].tensor;
+  });
+  if (!run.ok())
+    return invalid_argument("{}: the parent does not run on ref ({})", parent_path,
+                            run.status().message());
   fs::create_directories(fs::path(out_dir) / "inputs");
   const std::string parent_hash = content_hash(parent);
   ExtractResult r;

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
+#include "inputs/rng.h"
 #include "model/tensor_proto.h"
-#include "synth/rng.h"
 
 namespace ig {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "synth/rng.h"
+#include "inputs/rng.h"
 #include "tensor/tensor.h"
 
 namespace ig {

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "inputs/rng.h"
 #include "model/npy.h"
-#include "synth/rng.h"
 
 namespace ig {
 

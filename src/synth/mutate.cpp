@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "inputs/rng.h"
 #include "model/onnx_model.h"
 #include "synth/mutate_util.h"
-#include "synth/rng.h"
 #include "tensor/hash.h"
 
 namespace ig {

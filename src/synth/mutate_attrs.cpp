@@ -8,12 +8,12 @@
 #include <numeric>
 #include <set>
 
+#include "inputs/inputs.h"
+#include "inputs/rng.h"
+#include "inputs/variant_inputs.h"
 #include "model/tensor_proto.h"
-#include "synth/inputs.h"
 #include "synth/mutate.h"
 #include "synth/mutate_util.h"
-#include "synth/rng.h"
-#include "synth/variant_inputs.h"
 
 namespace ig {
 

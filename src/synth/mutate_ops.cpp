@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "inputs/rng.h"
 #include "model/tensor_proto.h"
 #include "synth/mutate.h"
 #include "synth/mutate_util.h"
-#include "synth/rng.h"
 
 namespace ig {
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "inputs/rng.h"
 #include "model/tensor_proto.h"
-#include "synth/rng.h"
 
 namespace ig {
 

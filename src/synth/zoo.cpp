@@ -1,6 +1,6 @@
 #include "synth/zoo.h"
 
-#include "synth/presets.h"
+#include "inputs/presets.h"
 
 namespace ig {
 

@@ -1,5 +1,5 @@
-// One run of a model on a platform, and what it yields: a verdict, the graph outputs and a
-// per-node trace. The same types flow from worker processes to the coordinator and the store.
+// One run of a model on a platform: the request a worker takes, and the functions that run it
+// (what it yields is results/run_result.h).
 #pragma once
 
 #include <functional>
@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "results/run_result.h"
 #include "tensor/tensor.h"
 
 namespace ig {
@@ -14,19 +15,6 @@ namespace ig {
 struct CaptureOptions {
   bool all_layers = true;    // every node's outputs, not only the graph outputs
   bool keep_tensors = true;  // keep tensor data, not only hashes
-};
-
-struct TracedTensor {
-  std::string value;  // ONNX value name
-  std::string node;   // producing node's name ("" for graph inputs)
-  std::string op_type;
-  int64_t node_index = -1;  // topological position of the producing node
-  uint64_t hash = 0;        // XXH3-64 of the raw bytes
-  DType dtype = DType::kUndefined;
-  Shape shape;
-  Tensor tensor;       // undefined when capture.keep_tensors is false
-  std::string covers;  // ONNX nodes a fused tensor covers, comma-separated ("" = just `node`)
-  std::string note;    // what the platform did, e.g. "conv=winograd4"
 };
 
 struct RunRequest {
@@ -37,16 +25,6 @@ struct RunRequest {
   double timeout_seconds = 300;
   // Memory budget for the model's declared sizes and each tensor; 0: default_memory_budget().
   uint64_t max_memory_bytes = 0;
-};
-
-struct RunResult {
-  // ok, unsupported, load-error, crash, timeout, error (see DESIGN.md "verdict")
-  std::string verdict = "error";
-  std::string reason;
-  std::string repro;  // a command that reproduces this run
-  double seconds = 0;
-  std::vector<TracedTensor> outputs;  // graph outputs in declaration order
-  std::vector<TracedTensor> trace;    // per node, in execution order (when capture.all_layers)
 };
 
 class Backend;

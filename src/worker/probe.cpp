@@ -8,20 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <set>
 
 namespace ig {
 
 namespace fs = std::filesystem;
-
-std::vector<std::string> Catalog::presets() const {
-  std::set<std::string> names = {"all"};
-  for (const auto& c : candidates) {
-    names.insert(c.backend);
-    names.insert(c.presets.begin(), c.presets.end());
-  }
-  return {names.begin(), names.end()};
-}
 
 Expected<Catalog> read_catalog(const std::string& worker_executable) {
   const std::string cmd = "'" + worker_executable + "' --catalog 2>/dev/null";
@@ -47,20 +37,6 @@ Expected<Catalog> read_catalog(const std::string& worker_executable) {
                             e["note"], e["hidden"]});
   }
   return c;
-}
-
-Expected<std::vector<std::string>> preset_specs(const Catalog& catalog, const std::string& preset) {
-  std::vector<std::string> out;
-  for (const auto& c : catalog.candidates) {
-    const bool in_preset = std::find(c.presets.begin(), c.presets.end(), preset) != c.presets.end();
-    if ((preset == "all" && !c.hidden) || c.backend == preset || in_preset) out.push_back(c.spec);
-  }
-  if (out.empty()) {
-    std::string names;
-    for (const auto& p : catalog.presets()) names += (names.empty() ? "" : ", ") + p;
-    return invalid_argument("unknown preset '{}' (presets: {})", preset, names);
-  }
-  return out;
 }
 
 namespace {

@@ -8,28 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "platform/catalog.h"
 #include "worker/worker_pool.h"
 
 namespace ig {
 
-struct CatalogEntry {
-  std::string spec;
-  std::string backend;
-  std::vector<std::string> presets;
-  std::string note;
-  bool hidden = false;
-};
-
-struct Catalog {
-  std::vector<std::pair<std::string, std::string>> backends;  // name, description
-  std::vector<CatalogEntry> candidates;
-  std::vector<std::string> presets() const;  // every preset name, sorted
-};
-
 // Asks the worker executable what it knows (`infergap-worker --catalog`).
 Expected<Catalog> read_catalog(const std::string& worker_executable);
-// "all" (every visible candidate), a backend name, or a preset a backend declared.
-Expected<std::vector<std::string>> preset_specs(const Catalog& catalog, const std::string& preset);
 
 struct PlatformStatus {
   std::string spec;

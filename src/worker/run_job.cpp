@@ -6,9 +6,9 @@
 #include "model/limits.h"
 #include "model/model_identity.h"
 #include "model/onnx_model.h"
+#include "platform/registry.h"
 #include "tensor/hash.h"
 #include "worker/job.h"
-#include "worker/platform_spec.h"
 
 namespace ig {
 

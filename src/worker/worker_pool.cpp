@@ -8,7 +8,7 @@
 #include <map>
 #include <mutex>
 
-#include "worker/platform_spec.h"
+#include "platform/spec.h"
 #include "worker/worker_process.h"
 
 namespace ig {

@@ -1,6 +1,6 @@
 #include "worker/worker_process.h"
 
-#include "worker/spawn.h"
+#include "core/spawn.h"
 
 #include <poll.h>
 #include <signal.h>

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend_registry.h"
-#include "backends/platform_catalog.h"
-#include "worker/platform_spec.h"
+#include "platform/catalog.h"
+#include "platform/registry.h"
+#include "platform/spec.h"
 #include "worker/protocol.h"
 
 namespace ig {

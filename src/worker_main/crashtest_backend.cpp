@@ -11,10 +11,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "backends/backend_registry.h"
-#include "backends/platform_catalog.h"
 #include "backends/ref/ref_backend.h"
-#include "worker/platform_spec.h"
+#include "platform/catalog.h"
+#include "platform/registry.h"
+#include "platform/spec.h"
 
 namespace ig {
 

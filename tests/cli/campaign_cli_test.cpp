@@ -11,8 +11,8 @@
 
 #include "../support/cli.h"
 #include "../support/onnx_builder.h"
+#include "inputs/variant_inputs.h"
 #include "store/store.h"
-#include "synth/variant_inputs.h"
 
 namespace ig {
 namespace {

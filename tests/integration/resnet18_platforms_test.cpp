@@ -7,7 +7,7 @@
 #include <set>
 
 #include "../support/onnx_builder.h"
-#include "synth/random_input.h"
+#include "inputs/random_input.h"
 #include "synth/zoo.h"
 #include "worker/worker_pool.h"
 

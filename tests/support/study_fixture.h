@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "mini_resnet.h"
-#include "store/fingerprint.h"
-#include "store/study.h"
+#include "study/study.h"
+#include "worker/host_fingerprint.h"
 
 namespace ig::testing {
 

@@ -3,10 +3,10 @@
 #include <bit>
 #include <cmath>
 
+#include "inputs/mantissa_mask.h"
 #include "model/onnx_model.h"
 #include "model/tensor_proto.h"
 #include "synth/conv_layer.h"
-#include "synth/mantissa_mask.h"
 
 namespace ig {
 namespace {

@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "../support/onnx_builder.h"
+#include "inputs/inputs.h"
 #include "model/onnx_model.h"
-#include "synth/inputs.h"
 
 namespace ig {
 namespace {

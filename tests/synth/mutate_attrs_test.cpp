@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
+#include "inputs/variant_inputs.h"
 #include "model/onnx_model.h"
 #include "model/tensor_proto.h"
 #include "synth/mutate.h"
-#include "synth/variant_inputs.h"
 #include "synth/zoo.h"
 
 namespace ig {

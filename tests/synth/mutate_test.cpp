@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "backends/ref/ref_backend.h"
+#include "inputs/random_input.h"
 #include "model/onnx_model.h"
-#include "synth/random_input.h"
 #include "synth/zoo.h"
 
 namespace ig {

@@ -5,10 +5,10 @@
 #include <cmath>
 
 #include "../support/onnx_builder.h"
+#include "inputs/random_input.h"
 #include "model/onnx_model.h"
 #include "model/tensor_proto.h"
-#include "synth/random_input.h"
-#include "worker/platform_spec.h"
+#include "platform/registry.h"
 #include "worker/worker_pool.h"
 
 namespace ig {

@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "../support/onnx_builder.h"
-#include "backends/backend_registry.h"
+#include "inputs/random_input.h"
 #include "model/onnx_model.h"
 #include "model/tensor_proto.h"
-#include "synth/random_input.h"
+#include "platform/registry.h"
+#include "platform/spec.h"
 #include "tensor/hash.h"
-#include "worker/platform_spec.h"
 
 namespace ig::testing {
 

@@ -2,7 +2,7 @@
 #include <set>
 
 #include "backend_test_util.h"
-#include "backends/blas/blas_library.h"
+#include "platform/bindings/blas_options.h"
 
 namespace ig::testing {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "backend_test_util.h"
-#include "backends/blas/blas_library.h"
+#include "platform/bindings/blas_options.h"
 
 namespace ig::testing {
 namespace {

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
-#include "backends/backend_registry.h"
-#include "backends/cuda/cuda_options.h"
-#include "backends/platform_catalog.h"
-#include "worker/platform_spec.h"
+#include "platform/bindings/cuda_options.h"
+#include "platform/catalog.h"
+#include "platform/registry.h"
+#include "platform/spec.h"
 
 namespace ig {
 namespace {

@@ -6,8 +6,7 @@
 #include <cctype>
 #include <mutex>
 
-#include "backends/spec_options.h"
-#include "worker/platform_spec.h"
+#include "core/strings.h"
 
 namespace ig {
 
@@ -109,49 +108,6 @@ const std::vector<std::string>& blis_arch_names() {
       "a64fx",   "firestorm", "thunderx2", "cortexa57",   "cortexa53",   "cortexa15", "cortexa9",
       "power10", "power9",    "power7",    "bgq",         "generic"};
   return kNames;
-}
-
-Expected<BlasChoice> parse_blas_spec(const PlatformSpec& spec) {
-  IG_RETURN_IF_ERROR(check_option_keys(spec, {"lib", "core", "arch", "threads"}));
-  BlasChoice c;
-  auto lib = choice_option(spec, "lib", "openblas", {"openblas", "blis"});
-  if (!lib.ok()) return lib.status();
-  c.lib = *lib;
-  if (c.lib == "openblas" && spec.options.count("arch")) {
-    return invalid_argument("platform '{}': arch= is a BLIS knob; OpenBLAS takes core= ({})",
-                            spec.to_string(), join_names(openblas_core_names()));
-  }
-  if (c.lib == "blis" && spec.options.count("core")) {
-    return invalid_argument("platform '{}': core= is an OpenBLAS knob; BLIS takes arch= ({})",
-                            spec.to_string(), join_names(blis_arch_names()));
-  }
-  auto core = choice_option(spec, "core", "", openblas_core_names());
-  if (!core.ok()) return core.status();
-  c.core = *core;
-  auto arch = choice_option(spec, "arch", "", blis_arch_names());
-  if (!arch.ok()) return arch.status();
-  c.arch = *arch;
-  auto threads = int_option(spec, "threads", 1, 1, 256);
-  if (!threads.ok()) return threads.status();
-  c.threads = *threads;
-  return c;
-}
-
-std::map<std::string, std::string> blas_environment(const BlasChoice& c) {
-  std::map<std::string, std::string> env;
-  const std::string threads = std::to_string(c.threads);
-  if (c.lib == "openblas") {
-    if (!c.core.empty()) env["OPENBLAS_CORETYPE"] = c.core;
-    env["OPENBLAS_NUM_THREADS"] = threads;
-  } else {
-    const auto& names = blis_arch_names();
-    if (!c.arch.empty()) {
-      const auto at = std::find(names.begin(), names.end(), c.arch) - names.begin();
-      env["BLIS_ARCH_TYPE"] = std::to_string(at);
-    }
-    env["BLIS_NUM_THREADS"] = threads;
-  }
-  return env;
 }
 
 Expected<const BlasLibrary*> open_blas(const BlasChoice& choice) {

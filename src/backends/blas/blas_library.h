@@ -11,8 +11,6 @@
 
 namespace ig {
 
-struct PlatformSpec;
-
 struct BlasChoice {
   std::string lib;   // "openblas" or "blis"
   std::string core;  // OpenBLAS core type (OPENBLAS_CORETYPE), "" = the library's own choice
@@ -20,10 +18,6 @@ struct BlasChoice {
   int threads = 1;
 };
 
-// Validates `blas:lib=...,core=...|arch=...,threads=N`; errors list the valid keys and values.
-Expected<BlasChoice> parse_blas_spec(const PlatformSpec& spec);
-// What the worker must have from its start: these libraries read their knobs once, at load.
-std::map<std::string, std::string> blas_environment(const BlasChoice& choice);
 // OpenBLAS core names that OPENBLAS_CORETYPE forces (0.3.21 DYNAMIC_ARCH, x86-64).
 const std::vector<std::string>& openblas_core_names();
 // BLIS 0.9 architecture names in arch_t order: BLIS_ARCH_TYPE takes the index.

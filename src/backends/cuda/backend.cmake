@@ -16,9 +16,9 @@ if(INFERGAP_CUDA AND NOT INFERGAP_CUDA_FOUND)
                       "(cudnn.h: ${CUDNN_INCLUDE_DIR}, libcudnn: ${CUDNN_LIBRARY}) was not found")
 endif()
 # Without CUDA the backend still exists: its knobs parse and its platforms are listed, each
-# unavailable with the reason (cuda_catalog.cpp); nothing else is compiled.
-set(INFERGAP_CUDA_PORTABLE ${CMAKE_CURRENT_LIST_DIR}/cuda_options.cpp
-                           ${CMAKE_CURRENT_LIST_DIR}/cuda_catalog.cpp)
+# unavailable with the reason (platform/bindings/cuda_catalog.cpp); nothing else is compiled.
+set(INFERGAP_CUDA_PORTABLE ${CMAKE_CURRENT_LIST_DIR}/cuda_options.cpp ${INFERGAP_BINDINGS_DIR}/cuda_options.cpp
+                           ${INFERGAP_BINDINGS_DIR}/cuda_catalog.cpp)
 if(NOT INFERGAP_CUDA)
   message(STATUS "cuda backend: off (CUDA toolkit found: ${CUDAToolkit_FOUND}; cudnn.h: "
                  "${CUDNN_INCLUDE_DIR}; libcudnn: ${CUDNN_LIBRARY})")
@@ -28,7 +28,8 @@ if(NOT INFERGAP_CUDA)
   return()
 endif()
 message(STATUS "cuda backend: on (CUDA ${CUDAToolkit_VERSION}, ${CUDNN_LIBRARY})")
-file(GLOB INFERGAP_CUDA_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp)
+file(GLOB INFERGAP_CUDA_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp
+     ${INFERGAP_BINDINGS_DIR}/cuda*.cpp)
 add_library(infergap_backend_cuda OBJECT ${INFERGAP_CUDA_SOURCES})
 # SYSTEM: the CUDA headers are not ours to keep free of warnings.
 target_include_directories(infergap_backend_cuda SYSTEM PUBLIC ${CUDNN_INCLUDE_DIR}

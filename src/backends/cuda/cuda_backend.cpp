@@ -8,7 +8,7 @@
 
 #include "backends/cuda/cuda_ops.h"
 #include "backends/single_node.h"
-#include "backends/spec_options.h"
+#include "core/strings.h"
 
 namespace ig {
 

@@ -1,5 +1,5 @@
-// The `cuda` platform's knobs, parsed without touching the GPU (so they are validated and tested
-// on machines without one): `cuda:algo=winograd,tf32=off,deterministic=on,device=0`.
+// The `cuda` backend's knobs (platform/bindings/cuda_options.h parses them from a spec):
+// convolution algorithms, TF32, deterministic mode, device.
 #pragma once
 
 #include <array>
@@ -8,10 +8,6 @@
 #include <vector>
 
 #include "core/status.h"
-
-namespace ig {
-struct PlatformSpec;
-}
 
 namespace ig::cuda {
 
@@ -62,7 +58,6 @@ struct Options {
   bool fallback_ref = false;
 };
 
-Expected<Options> parse_options(const PlatformSpec& spec);
 // The algorithm rule for convolution `index` (0-based, node order) of a model with `count`.
 Expected<Algo> algo_for_conv(const Options& o, size_t index, size_t count);
 // "gemm", or "gemm/fft/winograd" for a per-layer list.

@@ -4,7 +4,8 @@
 find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp REQUIRED)
 find_library(DNNL_LIBRARY dnnl REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
-file(GLOB INFERGAP_ONEDNN_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp)
+file(GLOB INFERGAP_ONEDNN_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp
+  ${INFERGAP_BINDINGS_DIR}/onednn.cpp)
 add_library(infergap_backend_onednn OBJECT ${INFERGAP_ONEDNN_SOURCES})
 target_include_directories(infergap_backend_onednn SYSTEM PUBLIC ${DNNL_INCLUDE_DIR})
 target_link_libraries(infergap_backend_onednn PUBLIC infergap ${DNNL_LIBRARY} OpenMP::OpenMP_CXX)

@@ -5,7 +5,7 @@
 #include "backends/onednn/fusion_plan.h"
 #include "backends/onednn/onednn_ops.h"
 #include "backends/single_node.h"
-#include "backends/spec_options.h"
+#include "core/strings.h"
 
 namespace ig {
 

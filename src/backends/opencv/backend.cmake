@@ -3,7 +3,8 @@
 find_path(OPENCV_INCLUDE_DIR opencv2/dnn.hpp PATH_SUFFIXES opencv4 REQUIRED)
 find_library(OPENCV_DNN_LIBRARY opencv_dnn REQUIRED)
 find_library(OPENCV_CORE_LIBRARY opencv_core REQUIRED)
-file(GLOB INFERGAP_OPENCV_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp)
+file(GLOB INFERGAP_OPENCV_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp
+  ${INFERGAP_BINDINGS_DIR}/opencv.cpp)
 add_library(infergap_backend_opencv OBJECT ${INFERGAP_OPENCV_SOURCES})
 target_include_directories(infergap_backend_opencv SYSTEM PUBLIC ${OPENCV_INCLUDE_DIR})
 target_link_libraries(infergap_backend_opencv PUBLIC infergap ${OPENCV_DNN_LIBRARY}

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "worker/spawn.h"
+#include "core/spawn.h"
 
 namespace ig {
 

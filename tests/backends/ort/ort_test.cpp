@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "../../support/onnx_builder.h"
+#include "inputs/random_input.h"
 #include "model/onnx_model.h"
 #include "residual_model.h"
-#include "synth/random_input.h"
 #include "worker/worker_pool.h"
 
 namespace ig {

@@ -7,10 +7,10 @@
 
 #include "analysis/compare.h"
 #include "backends/ref/ref_backend.h"
+#include "inputs/random_input.h"
+#include "platform/registry.h"
 #include "synth/conv_model.h"
-#include "synth/random_input.h"
 #include "tensor/hash.h"
-#include "worker/platform_spec.h"
 
 namespace ig {
 namespace {

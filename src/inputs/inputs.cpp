@@ -1,0 +1,282 @@
+#include "inputs/inputs.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "inputs/mantissa_mask.h"
+#include "model/npy.h"
+#include "model/tensor_proto.h"
+#include "tensor/hash.h"
+
+namespace ig {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t pos = s.find(sep, start);
+    out.push_back(s.substr(start, pos - start));
+    if (pos == std::string::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_image_path(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".bmp" || ext == ".tif" ||
+         ext == ".tiff" || ext == ".webp";
+}
+
+Status check_source_options(const InputSource& src, const std::set<std::string>& allowed,
+                            const std::string& what) {
+  for (const auto& [key, _] : src.options) {
+    if (allowed.count(key) || key == "mask") continue;  // mask applies to every kind
+    std::string names;
+    for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
+    return invalid_argument("{} takes no option '{}' (options: {}, inject, mask)", what, key,
+                            names);
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+Expected<uint64_t> seed_of(const InputSource& src, uint64_t fallback) {
+  auto it = src.options.find("seed");
+  if (it == src.options.end()) return fallback;
+  try {
+    size_t used = 0;
+    const uint64_t v = std::stoull(it->second, &used);
+    if (used == it->second.size() && it->second[0] != '-') return v;
+  } catch (const std::exception&) {
+  }
+  return invalid_argument("seed '{}' is not a non-negative integer", it->second);
+}
+
+// Shape from the model's dims; symbolic dims come from shape= or default to 1.
+Expected<Shape> resolve_shape(const InputSource& src, const InputTarget& t, std::string& note) {
+  auto it = src.options.find("shape");
+  if (it != src.options.end()) {
+    IG_ASSIGN_OR_RETURN(Shape s, parse_shape(it->second));
+    if (t.has_shape) {
+      bool ok = s.size() == t.dims.size();
+      for (size_t i = 0; ok && i < s.size(); ++i)
+        ok = t.dims[i].value < 0 || t.dims[i].value == s[i];
+      if (!ok) return invalid_argument("shape={} does not fit the declared shape", it->second);
+    }
+    return s;
+  }
+  if (!t.has_shape) return invalid_argument("the model declares no shape; give one with shape=");
+  Shape s;
+  for (const auto& d : t.dims) {
+    s.push_back(d.value >= 0 ? d.value : 1);
+    if (d.value < 0) note = "symbolic dims set to 1";
+  }
+  return s;
+}
+
+Expected<Tensor> read_tensor_file(const std::string& path, const InputTarget& t) {
+  const std::string ext = fs::path(path).extension().string();
+  Tensor tensor;
+  if (ext == ".npy") {
+    IG_ASSIGN_OR_RETURN(tensor, read_npy(path));
+    if (t.dtype != DType::kUndefined && t.dtype != tensor.dtype()) {
+      IG_ASSIGN_OR_RETURN(tensor, npy_to_dtype(tensor, t.dtype, path));
+    }
+  } else if (ext == ".pb") {
+    IG_ASSIGN_OR_RETURN(tensor, read_tensor_pb(path));
+  } else {
+    return invalid_argument("{}: unknown input format '{}' (use .npy, .pb or an image)", path, ext);
+  }
+  return tensor;
+}
+
+}  // namespace
+
+Expected<Shape> parse_shape(const std::string& text) {
+  Shape s;
+  if (text.empty()) return s;
+  for (const auto& part : split(text, 'x')) {
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(part, &used);
+      if (used != part.size() || v < 0) throw std::invalid_argument(part);
+      s.push_back(v);
+    } catch (const std::exception&) {
+      return invalid_argument("shape '{}': expected dims like 1x3x32x32", text);
+    }
+  }
+  return s;
+}
+
+std::string shape_string(const Shape& shape) {
+  std::string out;
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "x" : "") + std::to_string(shape[i]);
+  return out;
+}
+
+Expected<InputSource> parse_input_source(const std::string& text) {
+  InputSource src;
+  std::vector<std::string> parts = split(text, ',');
+  std::string head = parts[0];
+  if (head.rfind("random:", 0) == 0) {
+    src.kind = InputSource::Kind::kRandom;
+    src.head = head.substr(7);
+  } else if (head.rfind("image:", 0) == 0) {
+    src.kind = InputSource::Kind::kImage;
+    src.head = head.substr(6);
+  } else if (head.rfind("file:", 0) == 0) {
+    src.kind = InputSource::Kind::kFile;
+    src.head = head.substr(5);
+  } else {
+    std::error_code ec;
+    src.kind = (is_image_path(head) || fs::is_directory(head, ec)) ? InputSource::Kind::kImage
+                                                                   : InputSource::Kind::kFile;
+    src.head = head;
+  }
+  if (src.head.empty()) return invalid_argument("input spec '{}': nothing after the kind", text);
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const auto eq = parts[i].find('=');
+    if (eq == std::string::npos || eq == 0)
+      return invalid_argument("input spec '{}': '{}' is not key=value", text, parts[i]);
+    const std::string key = parts[i].substr(0, eq), value = parts[i].substr(eq + 1);
+    if (key == "inject") {
+      auto inj = parse_injection(value);
+      if (!inj.ok()) return inj.status().with_context("input spec '" + text + "'");
+      src.injections.push_back(*inj);
+    } else if (!src.options.emplace(key, value).second) {
+      return invalid_argument("input spec '{}': option '{}' given twice", text, key);
+    }
+  }
+  return src;
+}
+
+InputTarget input_target(const Model& model, const ValueInfo& info) {
+  return {info.name, info.dtype, info.has_shape, info.dims, model.metadata, model.path};
+}
+
+Expected<NamedInput> make_input(const InputSource& src, const InputTarget& t,
+                                uint64_t default_seed) {
+  auto fail = [&](const Status& st) {
+    return st.with_context(t.model_label + ": input '" + t.name + "'");
+  };
+  auto seed = seed_of(src, default_seed);
+  if (!seed.ok()) return fail(seed.status());
+  if (auto it = src.options.find("dtype"); it != src.options.end()) {
+    auto d = dtype_from_name(it->second);
+    if (!d) return fail(invalid_argument("unknown dtype '{}'", it->second));
+    if (t.dtype != DType::kUndefined && *d != t.dtype)
+      return fail(
+          invalid_argument("dtype={} but the model declares {}", it->second, dtype_name(t.dtype)));
+  }
+  NamedInput out{t.name, "", Tensor(), ""};
+  InputTarget target = t;
+  if (target.dtype == DType::kUndefined) {
+    auto it = src.options.find("dtype");
+    if (it == src.options.end() && src.kind != InputSource::Kind::kFile)
+      return fail(invalid_argument("the model declares no element type; give one with dtype="));
+    if (it != src.options.end()) target.dtype = *dtype_from_name(it->second);
+  }
+  switch (src.kind) {
+    case InputSource::Kind::kFile: {
+      if (Status st = check_source_options(src, {"seed", "dtype"}, "file input"); !st.ok())
+        return fail(st);
+      auto tensor = read_tensor_file(src.head, target);
+      if (!tensor.ok()) return fail(tensor.status());
+      out.tensor = *tensor;
+      out.source = "file:" + src.head;
+      break;
+    }
+    case InputSource::Kind::kImage: {
+      auto tensor = image_input(src, target, out.source);
+      if (!tensor.ok()) return fail(tensor.status());
+      out.tensor = *tensor;
+      break;
+    }
+    case InputSource::Kind::kRandom: {
+      std::string note;
+      auto shape = resolve_shape(src, target, note);
+      if (!shape.ok()) return fail(shape.status());
+      auto tensor = random_input(src, target, *shape, *seed, out.source);
+      if (!tensor.ok()) return fail(tensor.status());
+      out.tensor = *tensor;
+      break;
+    }
+  }
+  if (auto it = src.options.find("mask"); it != src.options.end()) {
+    int bits = -1;
+    try {
+      size_t used = 0;
+      bits = std::stoi(it->second, &used);
+      if (used != it->second.size()) bits = -1;
+    } catch (const std::exception&) {
+    }
+    if (bits < 0) return fail(invalid_argument("mask '{}' is not a bit count", it->second));
+    if (Status st = mask_mantissa(out.tensor, bits); !st.ok()) return fail(st);
+    out.source += fmt::format(",mask={}", bits);
+  }
+  if (!src.injections.empty()) {
+    if (Status st = apply_injections(src.injections, *seed, t.name, out.tensor); !st.ok())
+      return fail(st);
+    if (src.kind != InputSource::Kind::kRandom) out.source += fmt::format(",seed={}", *seed);
+    for (const auto& inj : src.injections) out.source += ",inject=" + inj.to_string();
+  }
+  out.hash = hash_hex(tensor_hash(out.tensor));
+  return out;
+}
+
+Expected<std::vector<NamedInput>> gather_inputs(const Model& model,
+                                                const std::vector<std::string>& specs,
+                                                uint64_t seed) {
+  std::map<std::string, std::string> given;
+  for (const auto& s : specs) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return invalid_argument("--input '{}': expected NAME=SPEC (a file, image:PATH or random:...)",
+                              s);
+    if (!given.emplace(s.substr(0, eq), s.substr(eq + 1)).second)
+      return invalid_argument("--input '{}': input '{}' given twice", s, s.substr(0, eq));
+  }
+  std::vector<NamedInput> out;
+  for (const ValueInfo* in : model.graph.runtime_inputs()) {
+    if (!in->is_tensor)
+      return unsupported("{}: input '{}' is a {}", model.path, in->name, in->type_description);
+    auto it = given.find(in->name);
+    const std::string spec = it != given.end() ? it->second : "random:uniform";
+    if (it != given.end()) given.erase(it);
+    IG_ASSIGN_OR_RETURN(InputSource src, parse_input_source(spec));
+    IG_ASSIGN_OR_RETURN(NamedInput value, make_input(src, input_target(model, *in), seed));
+    out.push_back(std::move(value));
+  }
+  if (!given.empty()) {
+    std::string names;
+    for (const auto* in : model.graph.runtime_inputs())
+      names += (names.empty() ? "" : ", ") + in->name;
+    return invalid_argument("{}: the model has no input '{}' (inputs: {})", model.path,
+                            given.begin()->first, names);
+  }
+  return out;
+}
+
+std::string input_set_hash(const std::vector<NamedInput>& inputs) {
+  std::vector<const NamedInput*> sorted;
+  for (const auto& in : inputs) sorted.push_back(&in);
+  std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  std::string text;
+  for (const auto* in : sorted) text += in->name + '\0' + in->hash + '\0';
+  return hash_hex(XXH3_64bits(text.data(), text.size()));
+}
+
+}  // namespace ig

@@ -1,0 +1,62 @@
+// The `blas` platform: the reference backend with fp32 GEMM (MatMul, Gemm, Conv as im2col+GEMM)
+// through OpenBLAS or BLIS, e.g. `blas:lib=openblas,core=Haswell,threads=2`,
+// `blas:lib=blis,arch=zen3`.
+#include "backends/ref/ref_backend.h"
+#include "platform/bindings/blas_options.h"
+#include "platform/catalog.h"
+#include "platform/registry.h"
+#include "platform/spec.h"
+
+namespace ig {
+namespace {
+
+Expected<std::unique_ptr<Backend>> make_blas_backend(const PlatformSpec& spec) {
+  auto choice = parse_blas_spec(spec);
+  if (!choice.ok()) return choice.status();
+  auto lib = open_blas(*choice);
+  if (!lib.ok()) return lib.status().with_context(fmt::format("platform '{}'", spec.to_string()));
+  Numerics numerics;
+  numerics.conv = ConvAlgorithm::kIm2col;  // so that convolutions reach the BLAS too
+  numerics.sgemm = (*lib)->sgemm;
+  return std::unique_ptr<Backend>(std::make_unique<RefBackend>(std::move(numerics)));
+}
+
+Expected<std::map<std::string, std::string>> blas_env(const PlatformSpec& spec) {
+  auto choice = parse_blas_spec(spec);
+  if (!choice.ok()) return choice.status();
+  return blas_environment(*choice);
+}
+
+const BackendRegistrar kBlasRegistrar(BackendFactory{
+    "blas", "the reference backend with fp32 GEMM through OpenBLAS or BLIS (dlopen)",
+    make_blas_backend, blas_env});
+
+}  // namespace
+}  // namespace ig
+
+namespace ig {
+namespace {
+// OpenBLAS core types and BLIS architectures pick different sgemm kernels; the Opteron/Bulldozer
+// family and KNL die with SIGILL on most CPUs, which probing reports.
+const CandidateRegistrar kBlasCandidates("blas", [] {
+  std::vector<PlatformCandidate> out;
+  for (const char* core : {"Prescott", "Nehalem", "Sandybridge", "Barcelona", "Haswell", "SkylakeX",
+                           "Cooperlake", "Bulldozer"}) {
+    out.push_back({std::string("blas:core=") + core + ",lib=openblas,threads=1",
+                   {"cpu-sweep"},
+                   "OpenBLAS core",
+                   false});
+  }
+  out.push_back(
+      {"blas:core=Haswell,lib=openblas,threads=2", {"cpu-sweep"}, "OpenBLAS thread split", false});
+  for (const char* arch :
+       {"generic", "penryn", "sandybridge", "haswell", "skx", "zen3", "knl", "bulldozer"}) {
+    out.push_back({std::string("blas:arch=") + arch + ",lib=blis",
+                   {"cpu-sweep"},
+                   "BLIS architecture",
+                   false});
+  }
+  return out;
+});
+}  // namespace
+}  // namespace ig

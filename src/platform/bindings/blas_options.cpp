@@ -1,0 +1,52 @@
+#include "platform/bindings/blas_options.h"
+
+#include <algorithm>
+
+#include "platform/options.h"
+
+namespace ig {
+
+Expected<BlasChoice> parse_blas_spec(const PlatformSpec& spec) {
+  IG_RETURN_IF_ERROR(check_option_keys(spec, {"lib", "core", "arch", "threads"}));
+  BlasChoice c;
+  auto lib = choice_option(spec, "lib", "openblas", {"openblas", "blis"});
+  if (!lib.ok()) return lib.status();
+  c.lib = *lib;
+  if (c.lib == "openblas" && spec.options.count("arch")) {
+    return invalid_argument("platform '{}': arch= is a BLIS knob; OpenBLAS takes core= ({})",
+                            spec.to_string(), join_names(openblas_core_names()));
+  }
+  if (c.lib == "blis" && spec.options.count("core")) {
+    return invalid_argument("platform '{}': core= is an OpenBLAS knob; BLIS takes arch= ({})",
+                            spec.to_string(), join_names(blis_arch_names()));
+  }
+  auto core = choice_option(spec, "core", "", openblas_core_names());
+  if (!core.ok()) return core.status();
+  c.core = *core;
+  auto arch = choice_option(spec, "arch", "", blis_arch_names());
+  if (!arch.ok()) return arch.status();
+  c.arch = *arch;
+  auto threads = int_option(spec, "threads", 1, 1, 256);
+  if (!threads.ok()) return threads.status();
+  c.threads = *threads;
+  return c;
+}
+
+std::map<std::string, std::string> blas_environment(const BlasChoice& c) {
+  std::map<std::string, std::string> env;
+  const std::string threads = std::to_string(c.threads);
+  if (c.lib == "openblas") {
+    if (!c.core.empty()) env["OPENBLAS_CORETYPE"] = c.core;
+    env["OPENBLAS_NUM_THREADS"] = threads;
+  } else {
+    const auto& names = blis_arch_names();
+    if (!c.arch.empty()) {
+      const auto at = std::find(names.begin(), names.end(), c.arch) - names.begin();
+      env["BLIS_ARCH_TYPE"] = std::to_string(at);
+    }
+    env["BLIS_NUM_THREADS"] = threads;
+  }
+  return env;
+}
+
+}  // namespace ig

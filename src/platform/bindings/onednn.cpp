@@ -1,0 +1,152 @@
+// The `onednn` platform factory: `onednn:isa=avx2,threads=2,conv=winograd,fuse=off,fallback=ref`.
+#include <omp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "backends/onednn/onednn_backend.h"
+#include "platform/catalog.h"
+#include "platform/options.h"
+#include "platform/registry.h"
+#include "platform/spec.h"
+
+namespace ig {
+namespace {
+
+struct IsaLevel {
+  const char* name;
+  dnnl::cpu_isa isa;
+};
+const std::vector<IsaLevel> kIsas = {
+    {"sse41", dnnl::cpu_isa::sse41},
+    {"avx", dnnl::cpu_isa::avx},
+    {"avx2", dnnl::cpu_isa::avx2},
+    {"avx512_core", dnnl::cpu_isa::avx512_core},
+    {"avx512_core_vnni", dnnl::cpu_isa::avx512_core_vnni},
+    {"avx512_core_bf16", dnnl::cpu_isa::avx512_core_bf16},
+    {"all", dnnl::cpu_isa::all},
+};
+
+std::vector<std::string> isa_names() {
+  std::vector<std::string> names;
+  for (const auto& l : kIsas) names.push_back(l.name);
+  return names;
+}
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+  return s;
+}
+
+// The CPU features oneDNN requires for each level (its cpu_isa_traits), so that a level this CPU
+// cannot run is refused with the missing feature named rather than silently capped lower.
+const char* missing_feature(const std::string& isa) {
+  __builtin_cpu_init();
+  struct Need {
+    const char* isa;
+    const char* feature;
+    bool present;
+  };
+  const Need needs[] = {
+      {"sse41", "sse4.1", static_cast<bool>(__builtin_cpu_supports("sse4.1"))},
+      {"avx", "avx", static_cast<bool>(__builtin_cpu_supports("avx"))},
+      {"avx2", "avx2", static_cast<bool>(__builtin_cpu_supports("avx2"))},
+      {"avx512_core", "avx512f/bw/vl/dq",
+       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")},
+      {"avx512_core_vnni", "avx512vnni", static_cast<bool>(__builtin_cpu_supports("avx512vnni"))},
+      {"avx512_core_bf16", "avx512bf16", static_cast<bool>(__builtin_cpu_supports("avx512bf16"))},
+  };
+  for (const auto& n : needs) {
+    if (!n.present) return n.feature;
+    if (isa == n.isa) return nullptr;
+  }
+  return nullptr;
+}
+
+Expected<onednn::Options> parse(const PlatformSpec& spec) {
+  IG_RETURN_IF_ERROR(check_option_keys(spec, {"isa", "threads", "conv", "fuse", "fallback"}));
+  onednn::Options o;
+  auto isa = choice_option(spec, "isa", "all", isa_names());
+  if (!isa.ok()) return isa.status();
+  o.isa = *isa;
+  auto threads = int_option(spec, "threads", 1, 1, 256);
+  if (!threads.ok()) return threads.status();
+  o.threads = *threads;
+  auto conv = choice_option(spec, "conv", "auto", {"direct", "winograd", "auto"});
+  if (!conv.ok()) return conv.status();
+  o.conv = *conv;
+  auto fuse = choice_option(spec, "fuse", "on", {"on", "off"});
+  if (!fuse.ok()) return fuse.status();
+  o.fuse = *fuse == "on";
+  auto fallback = choice_option(spec, "fallback", "none", {"none", "ref"});
+  if (!fallback.ok()) return fallback.status();
+  o.fallback_ref = *fallback == "ref";
+  return o;
+}
+
+Expected<std::map<std::string, std::string>> environment(const PlatformSpec& spec) {
+  auto o = parse(spec);
+  if (!o.ok()) return o.status();
+  std::map<std::string, std::string> env = {{"OMP_NUM_THREADS", std::to_string(o->threads)}};
+  if (o->isa != "all") env["DNNL_MAX_CPU_ISA"] = upper(o->isa);
+  return env;
+}
+
+Expected<std::unique_ptr<Backend>> make(const PlatformSpec& spec) {
+  auto o = parse(spec);
+  if (!o.ok()) return o.status();
+  if (const char* missing = missing_feature(o->isa)) {
+    return unsupported("platform '{}': isa={} needs {}, which this CPU lacks", spec.to_string(),
+                       o->isa, missing);
+  }
+  const auto level =
+      std::find_if(kIsas.begin(), kIsas.end(), [&](const IsaLevel& l) { return o->isa == l.name; });
+  // Works only before the first primitive; DNNL_MAX_CPU_ISA from the worker's start wins anyway.
+  try {
+    dnnl::set_max_cpu_isa(level->isa);
+  } catch (const dnnl::error&) {
+  }
+  const char* env_isa = std::getenv("DNNL_MAX_CPU_ISA");
+  const bool capped_elsewhere = o->isa == "all" ? env_isa && upper(env_isa) != "ALL"
+                                                : dnnl::get_effective_cpu_isa() != level->isa;
+  if (capped_elsewhere) {
+    return unsupported(
+        "platform '{}': oneDNN's ISA was fixed earlier in this process (DNNL_MAX_CPU_ISA={}); "
+        "run it in a worker started with this platform's environment",
+        spec.to_string(), env_isa ? env_isa : "(unset)");
+  }
+  omp_set_num_threads(o->threads);
+  return std::unique_ptr<Backend>(std::make_unique<OnednnBackend>(*o));
+}
+
+const BackendRegistrar kOnednnRegistrar(BackendFactory{
+    "onednn", "oneDNN primitives per ONNX node (knobs: isa, threads, conv, fuse, fallback)", make,
+    environment});
+
+}  // namespace
+}  // namespace ig
+
+namespace ig {
+namespace {
+// ISA caps pick different JIT kernels (DESIGN.md: 3-4 bit patterns for a 3x3 conv); inner product
+// changes bits at 3 or more threads; Winograd exists only at avx512_core; fuse=off is eager mode.
+const CandidateRegistrar kOnednnCandidates("onednn", [] {
+  std::vector<PlatformCandidate> out;
+  for (const char* isa :
+       {"sse41", "avx", "avx2", "avx512_core", "avx512_core_vnni", "avx512_core_bf16"}) {
+    out.push_back(
+        {std::string("onednn:isa=") + isa + ",threads=1", {"cpu-sweep"}, "ISA cap", false});
+  }
+  out.push_back({"onednn:isa=avx512_core,threads=3", {"cpu-sweep"}, "thread split", false});
+  out.push_back(
+      {"onednn:conv=winograd,isa=avx512_core,threads=1", {"cpu-sweep"}, "Winograd", false});
+  out.push_back({"onednn:fuse=off,isa=avx2,threads=1",
+                 {"cpu-sweep", "eager"},
+                 "eager (no post-op fusion)",
+                 false});
+  return out;
+});
+}  // namespace
+}  // namespace ig

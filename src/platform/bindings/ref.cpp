@@ -1,0 +1,37 @@
+// The reference backend's factory: `ref:key=value,...` with the numerics knobs of numerics.h.
+#include "backends/ref/ref_backend.h"
+#include "platform/catalog.h"
+#include "platform/registry.h"
+#include "platform/spec.h"
+
+namespace ig {
+namespace {
+
+Expected<std::unique_ptr<Backend>> make_ref_backend(const PlatformSpec& spec) {
+  auto numerics = parse_numerics(spec.options);
+  if (!numerics.ok()) return numerics.status().with_context("platform '" + spec.to_string() + "'");
+  return std::unique_ptr<Backend>(std::make_unique<RefBackend>(std::move(numerics).value()));
+}
+
+const BackendRegistrar kRefRegistrar(BackendFactory{
+    "ref", "the reference interpreter (numerics are knobs)", make_ref_backend, nullptr});
+
+}  // namespace
+}  // namespace ig
+
+namespace ig {
+namespace {
+// The emulator's sweep: one knob changed at a time from the default, each a cause the paper names.
+const CandidateRegistrar kRefCandidates("ref", [] {
+  const std::vector<std::string> sweep = {
+      "ref:acc=pairwise", "ref:acc=lanes8",     "ref:acc=lanes16",    "ref:fma=on",  "ref:split=2",
+      "ref:conv=im2col",  "ref:conv=winograd2", "ref:conv=winograd4", "ref:conv=fft"};
+  std::vector<PlatformCandidate> out = {
+      {"ref", {"cpu-sweep", "ref-sweep"}, "the reference interpreter", false}};
+  for (const auto& s : sweep) out.push_back({s, {"ref-sweep"}, "one numerics knob changed", false});
+  out.push_back(
+      {"ref:acc=exact,dtype=fp64", {"oracle"}, "fp64 with compensated dot products", false});
+  return out;
+});
+}  // namespace
+}  // namespace ig

@@ -1,0 +1,51 @@
+#include "platform/catalog.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ig {
+
+PlatformCatalog& PlatformCatalog::global() {
+  static PlatformCatalog catalog;
+  return catalog;
+}
+
+void PlatformCatalog::add(const std::string& backend, Lister lister) {
+  listers_.emplace_back(backend, std::move(lister));
+}
+
+std::vector<std::pair<std::string, PlatformCandidate>> PlatformCatalog::candidates() const {
+  auto listers = listers_;
+  // Registration order depends on static-initialisation order; names make listings stable.
+  std::stable_sort(listers.begin(), listers.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<std::string, PlatformCandidate>> out;
+  for (const auto& [backend, list] : listers)
+    for (auto& c : list()) out.emplace_back(backend, std::move(c));
+  return out;
+}
+
+std::vector<std::string> Catalog::presets() const {
+  std::set<std::string> names = {"all"};
+  for (const auto& c : candidates) {
+    names.insert(c.backend);
+    names.insert(c.presets.begin(), c.presets.end());
+  }
+  return {names.begin(), names.end()};
+}
+
+Expected<std::vector<std::string>> preset_specs(const Catalog& catalog, const std::string& preset) {
+  std::vector<std::string> out;
+  for (const auto& c : catalog.candidates) {
+    const bool in_preset = std::find(c.presets.begin(), c.presets.end(), preset) != c.presets.end();
+    if ((preset == "all" && !c.hidden) || c.backend == preset || in_preset) out.push_back(c.spec);
+  }
+  if (out.empty()) {
+    std::string names;
+    for (const auto& p : catalog.presets()) names += (names.empty() ? "" : ", ") + p;
+    return invalid_argument("unknown preset '{}' (presets: {})", preset, names);
+  }
+  return out;
+}
+
+}  // namespace ig

@@ -1,0 +1,131 @@
+#include "study/campaign.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace ig {
+
+namespace fs = std::filesystem;
+
+Expected<std::vector<std::string>> campaign_models(const std::vector<std::string>& args, int shard,
+                                                   int shards) {
+  if (shards < 1 || shard < 0 || shard >= shards)
+    return invalid_argument("--shard {}/{}: needs 0 <= I < N", shard, shards);
+  std::vector<std::string> all;
+  for (const auto& a : args) {
+    std::error_code ec;
+    if (fs::is_directory(a, ec)) {
+      for (const auto& e : fs::recursive_directory_iterator(a, ec))
+        if (e.is_regular_file() && e.path().extension() == ".onnx") all.push_back(e.path());
+    } else if (fs::is_regular_file(a, ec)) {
+      all.push_back(a);
+    } else {
+      return not_found("{}: no such model file or folder", a);
+    }
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  if (shards == 1) return all;
+  std::vector<std::string> out;
+  for (const auto& path : all) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string bytes = ss.str();
+    if (XXH3_64bits(bytes.data(), bytes.size()) % static_cast<uint64_t>(shards) ==
+        static_cast<uint64_t>(shard))
+      out.push_back(path);
+  }
+  return out;
+}
+
+namespace {
+
+// The feeds of a stored input set, from the tensors the store kept for it.
+Expected<std::map<std::string, Tensor>> stored_feeds(const Store& store, const StoredInput& in) {
+  std::map<std::string, Tensor> feeds;
+  for (const auto& r : in.recipe.value("inputs", nlohmann::json::array())) {
+    TensorKey key;
+    key.hash = std::stoull(r.at("hash").get<std::string>(), nullptr, 16);
+    auto dt = dtype_from_name(r.at("dtype").get<std::string>());
+    if (!dt) return parse_error("{}: input {} has an unknown dtype", store.path(), in.hash);
+    key.dtype = *dt;
+    key.shape = r.at("shape").get<Shape>();
+    IG_ASSIGN_OR_RETURN(feeds[r.at("name").get<std::string>()], store.tensor(key));
+  }
+  return feeds;
+}
+
+}  // namespace
+
+Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool,
+                                    const std::vector<int64_t>& runs,
+                                    const std::function<void(int64_t done)>& progress) {
+  TraceSummary s;
+  if (runs.empty()) return s;
+  IG_ASSIGN_OR_RETURN(auto models, store.models());
+  IG_ASSIGN_OR_RETURN(auto inputs, store.inputs());
+  std::map<std::string, std::string> path;
+  for (const auto& m : models) path[m.hash] = m.path;
+  std::map<std::string, const StoredInput*> input;
+  for (const auto& in : inputs) input[in.hash] = &in;
+  int64_t done = 0;
+  for (int64_t id : runs) {
+    IG_ASSIGN_OR_RETURN(StoredRun run, store.run(id));
+    if (!input.count(run.key.input))
+      return not_found("{}: run {} names unknown input {}", store.path(), id, run.key.input);
+    RunRequest req;
+    req.platform = run.key.platform;
+    req.model_path = path[run.key.model];
+    IG_ASSIGN_OR_RETURN(req.inputs, stored_feeds(store, *input[run.key.input]));
+    req.capture.all_layers = true;
+    RunResult r = pool.run(req);
+    IG_ASSIGN_OR_RETURN(auto stored, store.outputs(id));
+    // The layers explain the stored outputs only if the rerun reproduces them bit for bit.
+    bool same = r.verdict == "ok";
+    for (const auto& o : r.outputs)
+      for (const auto& so : stored)
+        if (so.is_output && so.value == o.value && so.tensor.hash != o.hash) same = false;
+    if (same) {
+      IG_RETURN_IF_ERROR(store.add_trace(id, r.trace));
+      ++s.traced;
+    } else {
+      ++s.changed;
+    }
+    if (progress) progress(++done);
+  }
+  return s;
+}
+
+Expected<CampaignSummary> run_campaign(
+    Store& store, WorkerPool& pool, const CampaignOptions& options,
+    const std::function<void(const CampaignProgress&)>& progress) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  CampaignSummary s;
+  const auto t_runs = Clock::now();
+  IG_ASSIGN_OR_RETURN(s.runs, run_study(store, pool, options.study, [&](const StudyProgress& p) {
+                        if (progress) progress({false, p.done, p.total, p.executed, p.current});
+                      }));
+  s.runs_seconds = seconds_since(t_runs);
+  const auto t_layers = Clock::now();
+  if (!options.study.all_layers && options.runs_needing_layers) {
+    IG_ASSIGN_OR_RETURN(auto need, options.runs_needing_layers(store, s.runs.oracle));
+    const auto total = static_cast<int64_t>(need.size());
+    IG_ASSIGN_OR_RETURN(s.layers, trace_layers(store, pool, need, [&](int64_t done) {
+                          if (progress) progress({true, done, total, done, "per-layer rerun"});
+                        }));
+  }
+  s.layers_seconds = seconds_since(t_layers);
+  return s;
+}
+
+}  // namespace ig

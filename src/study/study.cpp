@@ -1,0 +1,280 @@
+#include "study/study.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "inputs/inputs.h"
+#include "model/onnx_model.h"
+#include "platform/spec.h"
+#include "tensor/hash.h"
+#include "worker/host_fingerprint.h"
+
+namespace ig {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Expected<std::string> file_hash(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return io_error("{}: cannot read", path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string bytes = ss.str();
+  return hash_hex(XXH3_64bits(bytes.data(), bytes.size()));
+}
+
+// pytorch-converted/test_Conv2d/model.onnx reads better as test_Conv2d than as model.
+std::string model_name(const std::string& path) {
+  const fs::path p(path);
+  if (p.stem() == "model" && p.has_parent_path()) return p.parent_path().filename().string();
+  return p.stem().string();
+}
+
+nlohmann::json attribute_json(const Attribute& a) {
+  using K = Attribute::Kind;
+  switch (a.kind) {
+    case K::kFloat:
+      return a.f;
+    case K::kInt:
+      return a.i;
+    case K::kString:
+      return a.s;
+    case K::kFloats:
+      return a.floats;
+    case K::kInts:
+      return a.ints;
+    case K::kStrings:
+      return a.strings;
+    case K::kTensor:
+      return "tensor " + a.t.describe();
+    case K::kGraph:
+      return "graph " + (a.g ? a.g->name : std::string());
+    default:
+      return attribute_kind_name(a.kind);
+  }
+}
+
+std::vector<StoredNode> graph_nodes(const Model& model) {
+  std::vector<StoredNode> out;
+  for (const auto& n : model.graph.nodes) {
+    StoredNode s{static_cast<int64_t>(n.index), n.name, n.op_type, n.domain, n.inputs, n.outputs,
+                 nlohmann::json::object()};
+    for (const auto& [k, a] : n.attributes) s.attributes[k] = attribute_json(a);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<ModelEntry> register_model(Store& store, const std::string& path,
+                                    const LoadOptions& load) {
+  ModelEntry e;
+  IG_ASSIGN_OR_RETURN(e.hash, file_hash(path));
+  IG_ASSIGN_OR_RETURN(e.model, load_model(path, load));
+  e.path = fs::absolute(path).string();
+  StoredModel m{e.hash, e.path, model_name(path), {{"source", "file"}, {"path", e.path}}};
+  // A variant's lineage (synth/mutate.h) travels in its metadata; the store keeps it.
+  if (auto it = e.model.metadata.find("infergap.mutate.lineage"); it != e.model.metadata.end()) {
+    auto j = nlohmann::json::parse(it->second, nullptr, false);
+    if (j.is_object()) m.lineage["variant"] = j;
+  }
+  IG_RETURN_IF_ERROR(store.put_model(m, graph_nodes(e.model)));
+  return e;
+}
+
+Expected<InputEntry> register_input(Store& store, const Model& model,
+                                    const std::vector<std::string>& files, uint64_t seed) {
+  IG_ASSIGN_OR_RETURN(auto records, gather_inputs(model, files, seed));
+  InputEntry e;
+  nlohmann::json recipe{{"seed", seed}, {"inputs", nlohmann::json::array()}};
+  std::string identity;
+  std::string label;
+  std::vector<Tensor> tensors;
+  for (const auto& r : records) {
+    const std::string h = hash_hex(tensor_hash(r.tensor));
+    identity += r.name + '\0' + dtype_name(r.tensor.dtype()) + shape_json(r.tensor.shape()) + h;
+    recipe["inputs"].push_back({{"name", r.name},
+                                {"source", r.source},
+                                {"hash", h},
+                                {"dtype", dtype_name(r.tensor.dtype())},
+                                {"shape", r.tensor.shape()}});
+    label += (label.empty() ? "" : ",") + r.name + "=" + r.source;
+    e.feeds[r.name] = r.tensor;
+    tensors.push_back(r.tensor);
+  }
+  e.hash = hash_hex(XXH3_64bits(identity.data(), identity.size()));
+  IG_RETURN_IF_ERROR(store.put_input({e.hash, label, recipe}, tensors));
+  return e;
+}
+
+namespace {
+
+// Graph outputs come back without their producer; the store files them under it.
+void attribute_outputs(const Model& model, RunResult& r) {
+  std::map<std::string, const Node*> producer;
+  for (const auto& n : model.graph.nodes)
+    for (const auto& o : n.outputs) producer[o] = &n;
+  for (auto& t : r.outputs) {
+    auto it = producer.find(t.value);
+    if (it == producer.end()) continue;
+    t.node = it->second->name;
+    t.op_type = it->second->op_type;
+    t.node_index = static_cast<int64_t>(it->second->index);
+  }
+}
+
+}  // namespace
+
+// fp64 with compensated (double-double) dot products and sums: the closest to exact we run.
+std::string default_oracle() { return "ref:acc=exact,dtype=fp64"; }
+
+Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOptions& options,
+                                 const std::function<void(const StudyProgress&)>& progress) {
+  if (options.models.empty()) return invalid_argument("study: no model (--model)");
+  if (options.platforms.empty()) return invalid_argument("study: no platform (-p)");
+  if (options.repeat < 1) return invalid_argument("study: --repeat must be at least 1");
+  if (options.input_sets < 1) return invalid_argument("study: --inputs must be at least 1");
+  // Canonical spec strings, so `ref:b=1,a=2` and `ref:a=2,b=1` are one platform.
+  std::vector<std::string> platforms;
+  for (const auto& p : options.platforms) {
+    IG_ASSIGN_OR_RETURN(auto spec, parse_platform_spec(p));
+    // Backends are built inside their worker (the coordinator loads no backend library).
+    IG_RETURN_IF_ERROR(pool.start(spec.to_string()));
+    platforms.push_back(spec.to_string());
+  }
+  std::string oracle;
+  if (!options.oracle.empty()) {
+    IG_ASSIGN_OR_RETURN(auto spec, parse_platform_spec(options.oracle));
+    IG_RETURN_IF_ERROR(pool.start(spec.to_string()).with_context("oracle"));
+    oracle = spec.to_string();
+    if (auto prev = store.meta("oracle"); prev && *prev != oracle)
+      return invalid_argument("{}: the study's oracle is '{}', not '{}'", store.path(), *prev,
+                              oracle);
+    IG_RETURN_IF_ERROR(store.set_meta("oracle", oracle));
+  }
+  const HostFingerprint host = probe_host(options.host_tag);
+  IG_RETURN_IF_ERROR(store.put_host({host.id, host.json}));
+  if (!oracle.empty()) IG_RETURN_IF_ERROR(store.put_platform(oracle, host.id, true));
+  for (const auto& p : platforms) IG_RETURN_IF_ERROR(store.put_platform(p, host.id));
+
+  struct Job {
+    const ModelEntry* model;
+    const InputEntry* input;
+    std::string platform;
+    int repetition;
+  };
+  std::vector<ModelEntry> models;
+  models.reserve(options.models.size());
+  std::vector<std::vector<InputEntry>> inputs;
+  for (const auto& path : options.models) {
+    LoadOptions load;
+    load.max_memory_bytes = options.max_memory_bytes;
+    IG_ASSIGN_OR_RETURN(auto m, register_model(store, path, load));
+    models.push_back(std::move(m));
+    std::vector<InputEntry> sets;
+    if (auto it = options.input_spec_sets.find(path); it != options.input_spec_sets.end()) {
+      for (const auto& specs : it->second) {
+        IG_ASSIGN_OR_RETURN(auto in,
+                            register_input(store, models.back().model, specs, options.seed));
+        sets.push_back(std::move(in));
+      }
+      inputs.push_back(std::move(sets));
+      continue;
+    }
+    if (options.model_inputs) {
+      IG_ASSIGN_OR_RETURN(auto own, options.model_inputs(path, models.back().model));
+      if (!own.empty()) {
+        IG_ASSIGN_OR_RETURN(auto in, register_input(store, models.back().model, own, options.seed));
+        sets.push_back(std::move(in));
+        inputs.push_back(std::move(sets));
+        continue;
+      }
+    }
+    for (int i = 0; i < options.input_sets; ++i) {
+      IG_ASSIGN_OR_RETURN(auto in, register_input(store, models.back().model, options.input_files,
+                                                  options.seed + static_cast<uint64_t>(i)));
+      sets.push_back(std::move(in));
+    }
+    inputs.push_back(std::move(sets));
+  }
+  std::vector<Job> jobs;
+  for (size_t m = 0; m < models.size(); ++m) {
+    for (const auto& in : inputs[m]) {
+      // An oracle that is also a compared platform shares that platform's repetition 0.
+      const bool shared = std::find(platforms.begin(), platforms.end(), oracle) != platforms.end();
+      if (!oracle.empty() && !shared) jobs.push_back({&models[m], &in, oracle, 0});
+      for (int rep = 0; rep < options.repeat; ++rep)
+        for (const auto& p : platforms) jobs.push_back({&models[m], &in, p, rep});
+    }
+  }
+
+  StudySummary summary;
+  summary.host = host.id;
+  summary.oracle = oracle;
+  StudyProgress pr;
+  pr.total = summary.total = static_cast<int64_t>(jobs.size());
+  // Workers run jobs; `mu` guards the store (one SQLite connection: a transaction must not
+  // interleave with another thread's), the progress counters and the next job index.
+  std::mutex mu;
+  size_t next = 0;
+  Status failed;
+  auto work = [&] {
+    for (;;) {
+      std::unique_lock lock(mu);
+      if (next >= jobs.size() || !failed.ok()) return;
+      const Job& job = jobs[next++];
+      const RunKey key{job.model->hash, job.input->hash, job.platform, host.id, job.repetition};
+      auto stored = store.has_run(key);
+      if (!stored.ok()) {
+        failed = stored.status();
+        return;
+      }
+      bool written = false;
+      if (!*stored) {
+        lock.unlock();
+        // Each repetition after the first starts from a fresh worker process.
+        if (job.repetition > 0) pool.restart(job.platform);
+        RunRequest req;
+        req.platform = job.platform;
+        req.model_path = job.model->path;
+        req.inputs = job.input->feeds;
+        req.capture.all_layers = options.all_layers;
+        req.timeout_seconds = options.timeout_seconds;
+        req.max_memory_bytes = options.max_memory_bytes;
+        RunResult result = pool.run(req);
+        attribute_outputs(job.model->model, result);
+        lock.lock();
+        auto w = store.put_run(key, result);
+        if (!w.ok()) {
+          failed = w.status();
+          return;
+        }
+        written = *w;
+        if (written) ++summary.verdicts[result.verdict];
+      }
+      // Another process may have written the same run meanwhile; it then counts as skipped.
+      ++(written ? pr.executed : pr.skipped);
+      ++pr.done;
+      pr.current = job.platform;
+      if (progress) progress(pr);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < std::max(1, options.jobs); ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  IG_RETURN_IF_ERROR(failed);
+  summary.executed = pr.executed;
+  summary.skipped = pr.skipped;
+  return summary;
+}
+
+}  // namespace ig
