@@ -94,8 +94,8 @@ void BM_Platform(benchmark::State& state, BenchModel m, BenchPlatform p) {
   req.capture.all_layers = p.traced;
   req.capture.keep_tensors = false;
   const RunResult warm = pool().run(req);  // starts the worker and loads the model once
-  if (warm.verdict != "ok") {
-    state.SkipWithError((warm.verdict + ": " + warm.reason).c_str());
+  if (warm.verdict != Verdict::kOk) {
+    state.SkipWithError((std::string(verdict_name(warm.verdict)) + ": " + warm.reason).c_str());
     return;
   }
   for (auto _ : state) {

@@ -30,7 +30,9 @@ for i, name in enumerate(ORDER, 1):
     commands = ""
     cpath = os.path.join(OUT, name, "commands.txt")
     if os.path.exists(cpath):
-        commands = "".join("    " + line for line in open(cpath) if line.strip())
+        # Paths relative to the repo: the recipe must read the same on any clone.
+        commands = "".join("    " + line.replace(ROOT + "/", "")
+                           for line in open(cpath) if line.strip())
     details.append(f"### {i}. {r['finding']}\n\n`experiments/{name}/run` ({secs or 'time not recorded'}); "
                    f"results in `out/experiments/{name}/`. Commands:\n\n{commands}\n")
 

@@ -82,10 +82,11 @@ int main(int argc, char** argv) {
     traced.shape = t->shape();
     traced.tensor = *t;
     ig::RunResult res;
-    res.verdict = "ok";
+    res.verdict = ig::Verdict::kOk;
+    res.rejections.push_back({"n1", "Conv", 1, "no kernel"});
     res.outputs.push_back(traced);
     put(out / "fuzz_worker_protocol", msg++, '\0' + ig::wire::encode_request(req));
-    put(out / "fuzz_worker_protocol", msg++, '\1' + ig::wire::encode_result(res));
+    put(out / "fuzz_worker_protocol", msg++, '\1' + ig::wire::encode_result(res, {}));
     put(out / "fuzz_worker_protocol", msg++, '\2' + ig::wire::encode_traced(traced));
   }
   put(out / "fuzz_worker_protocol", msg++,

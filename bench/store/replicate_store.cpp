@@ -51,7 +51,7 @@ Status build(const std::string& db, const std::string& model, int platforms,
   IG_ASSIGN_OR_RETURN(auto runs, store->runs());
   std::vector<StoredRun> sources;
   for (const auto& r : runs)
-    if (r.key.platform != o.oracle && r.verdict == "ok") sources.push_back(r);
+    if (r.key.platform != o.oracle && r.verdict == Verdict::kOk) sources.push_back(r);
   if (sources.empty()) return internal_error("{}: no successful run to replicate", db);
   const int copies = platforms - static_cast<int>(sources.size());
   for (int i = 0; i < copies; ++i) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "analysis/campaign_data.h"
-#include "inputs/inputs.h"
 #include "platform/spec.h"
 
 namespace ig {
@@ -16,18 +15,14 @@ namespace {
 
 const Run* ran_ok(const Case& c, const std::string& platform) {
   auto it = c.runs.find(platform);
-  return it != c.runs.end() && it->second.verdict == "ok" ? &it->second : nullptr;
+  return it != c.runs.end() && it->second.verdict == Verdict::kOk ? &it->second : nullptr;
 }
 
-// The op types whose node the unsupported reason names (backends name nodes by Node::label()).
-std::set<std::string> blamed_ops(const Case& c, const std::string& reason) {
-  std::set<std::string> out;
-  for (const auto& n : c.nodes)
-    if ((!n.name.empty() && reason.find(n.op_type + " '" + n.name + "'") != std::string::npos) ||
-        (!n.outputs.empty() &&
-         reason.find(n.op_type + " (output '" + n.outputs[0] + "')") != std::string::npos) ||
-        reason.find("operator " + n.op_type + " ") != std::string::npos)
-      out.insert(n.op_type);
+// The op types of the nodes the platform refused, with the reason it gave for each.
+std::map<std::string, std::string> refused_ops(const Run& r) {
+  std::map<std::string, std::string> out;
+  for (const auto& rej : r.rejections)
+    if (!rej.op_type.empty()) out.emplace(rej.op_type, rej.reason);
   return out;
 }
 
@@ -44,13 +39,13 @@ nlohmann::json support_section(const Data& d) {
       auto it = c.runs.find(p);
       if (it == c.runs.end()) continue;
       const Run& r = it->second;
-      if (r.verdict == "unsupported") {
-        for (const auto& op : blamed_ops(c, r.reason)) {
+      if (r.verdict == Verdict::kUnsupported) {
+        for (const auto& [op, reason] : refused_ops(r)) {
           auto& cell = cells[op][p];
           ++cell.unsupported;
-          if (cell.reasons.size() < 3) cell.reasons.insert(r.reason.substr(0, 200));
+          if (cell.reasons.size() < 3) cell.reasons.insert(reason.substr(0, 200));
         }
-      } else if (r.verdict != "load-error") {
+      } else if (r.verdict != Verdict::kLoadError) {
         // The backend accepted every node (a crash or error later is the failure taxonomy's).
         for (const auto& op : ops) ++cells[op][p].supported;
       }
@@ -82,8 +77,8 @@ bool oracle_finite(const Data& d, const Case& c) {
 }
 
 std::string verdict_of(const Data& d, const Case& c, const Run& r) {
-  if (r.verdict == "ok" && r.nonfinite() && oracle_finite(d, c)) return "nan-inf";
-  return r.verdict;
+  if (r.verdict == Verdict::kOk && r.nonfinite() && oracle_finite(d, c)) return "nan-inf";
+  return std::string(verdict_name(r.verdict));
 }
 
 nlohmann::json failures_section(const Data& d) {
@@ -227,7 +222,7 @@ Expected<nlohmann::json> compiled_vs_eager_section(const Store& store, const Dat
 // agree with the oracle or not.
 Expected<std::string> behaviour(const Run& r, const Run* oracle, const std::string& value,
                                 Differ& tol) {
-  if (r.verdict != "ok") return r.verdict;
+  if (r.verdict != Verdict::kOk) return std::string(verdict_name(r.verdict));
   if (value == "nan") return std::string(r.nan ? "propagate" : r.inf ? "inf" : "ignore");
   if (value == "inf" || value == "-inf")
     return std::string(r.inf ? "propagate" : r.nan ? "nan" : "ignore");
@@ -238,18 +233,18 @@ Expected<std::string> behaviour(const Run& r, const Run* oracle, const std::stri
   return std::string(d ? "differs-from-oracle" : "as-oracle");
 }
 
-// (input name, injected kinds) of a case's input recipe ("inject=nan@0/3" in the source); several
-// kinds in one input read "nan+-inf", as their effects cannot be told apart.
+// (input name, injected kinds) of a case's input recipe (its "injections", recorded when the
+// input set was made); several kinds in one input read "nan+-inf", as their effects cannot be told
+// apart.
 std::vector<std::pair<std::string, std::string>> injections(const Case& c) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!c.input_recipe.contains("inputs")) return out;
   for (const auto& in : c.input_recipe["inputs"]) {
-    auto src = parse_input_source(in.value("source", std::string()));
-    if (!src.ok() || src->injections.empty()) continue;
+    const auto injected = in.value("injections", nlohmann::json::array());
+    if (!injected.is_array() || injected.empty()) continue;
     std::string kinds;
-    for (const auto& inj : src->injections) {
-      const std::string text = inj.to_string();
-      const std::string kind = text.substr(0, text.find('@'));
+    for (const auto& k : injected) {
+      const std::string kind = k.is_string() ? k.get<std::string>() : "?";
       if (("+" + kinds + "+").find("+" + kind + "+") == std::string::npos)
         kinds += (kinds.empty() ? "" : "+") + kind;
     }

@@ -1,4 +1,4 @@
-// Campaign results (issue 7, /work/CAMPAIGN_CONTRACT.md): operator support matrix, failure
+// Campaign results (issue 7, docs/FORMATS.md): operator support matrix, failure
 // taxonomy, discrepancy against the oracle by the op type at the divergence origin,
 // compiled-versus-eager differences and exceptional-value behaviours, over every variant × platform
 // run in a store. Every key of the contract is present, empty where the store has no such data.

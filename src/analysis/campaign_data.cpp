@@ -22,6 +22,7 @@ Expected<Data> load(const Store& store, const std::string& oracle) {
   std::map<std::string, nlohmann::json> recipe;
   for (const auto& in : inputs) recipe[in.hash] = in.recipe;
   IG_ASSIGN_OR_RETURN(auto runs, store.runs());
+  IG_ASSIGN_OR_RETURN(auto rejected, store.all_rejections());
   std::map<std::pair<std::string, std::string>, size_t> index;
   for (const auto& r : runs) {
     const auto key = std::make_pair(r.key.model, r.key.input);
@@ -38,7 +39,8 @@ Expected<Data> load(const Store& store, const std::string& oracle) {
     Case& c = d.cases[it->second];
     // Repetitions and other hosts of a merged store: the first stored run stands for the platform.
     if (c.runs.count(r.key.platform)) continue;
-    Run run{r.id, r.verdict, r.reason, {}, {}, false, false, false};
+    Run run{r.id, r.verdict, r.reason, {}, {}, {}, false, false, false};
+    if (auto it = rejected.find(r.id); it != rejected.end()) run.rejections = it->second;
     IG_ASSIGN_OR_RETURN(auto outs, store.outputs(r.id));
     for (const auto& o : outs) {
       run.values[o.value] = o.tensor;

@@ -16,7 +16,9 @@ namespace ig::campaign {
 
 struct Run {
   int64_t id = 0;
-  std::string verdict, reason;
+  Verdict verdict = Verdict::kError;
+  std::string reason;
+  std::vector<Rejection> rejections;        // the nodes the platform refused (verdict unsupported)
   std::map<std::string, TensorKey> values;  // every captured value
   std::vector<std::string> outputs;         // graph outputs, in store order
   bool nan = false, inf = false;            // a graph output holds NaN / Inf

@@ -33,8 +33,9 @@ EqcCell eqc_cell(const CaseData& c, const Partition& p, const std::string& platf
   cell.cls = p.class_of(platform);
   if (cell.cls < 0) {
     auto it = c.runs.find(platform);
-    cell.verdict =
-        it == c.runs.end() || it->second.reps.empty() ? "-" : it->second.reps.front().verdict;
+    cell.verdict = it == c.runs.end() || it->second.reps.empty()
+                       ? std::string("-")
+                       : std::string(verdict_name(it->second.reps.front().verdict));
     return cell;
   }
   cell.new_class = p.classes[static_cast<size_t>(cell.cls)].front() == platform;

@@ -107,7 +107,7 @@ Expected<std::vector<ToleranceAdvice>> tolerance_advice(const StudyData& study,
         auto it = c.runs.find(p.label);
         if (it == c.runs.end()) continue;
         for (const auto& r : it->second.reps)
-          if (r.verdict == "ok" && r.values.count(v)) seen.insert(r.values.at(v));
+          if (r.verdict == Verdict::kOk && r.values.count(v)) seen.insert(r.values.at(v));
       }
       a.tensors += static_cast<int64_t>(seen.size());
       std::vector<TensorKey> refs;

@@ -33,7 +33,7 @@ void finalize(StudyData& study) {
       std::map<std::string, int> counts;
       std::map<std::string, int> first;
       for (size_t i = 0; i < pc.reps.size(); ++i) {
-        if (pc.reps[i].verdict != "ok") continue;
+        if (pc.reps[i].verdict != Verdict::kOk) continue;
         const std::string sig = output_signature(c, pc.reps[i]);
         if (!counts[sig]++) first[sig] = static_cast<int>(i);
       }

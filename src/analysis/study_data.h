@@ -16,7 +16,8 @@ using TensorLoader = std::function<Expected<Tensor>(const TensorKey&)>;
 struct RepRun {
   int64_t run_id = 0;
   int repetition = 0;
-  std::string verdict = "ok", reason;
+  Verdict verdict = Verdict::kOk;
+  std::string reason;
   std::map<std::string, TensorKey> values;   // every captured value of this run
   std::map<std::string, std::string> notes;  // value -> what the platform did there, if it said
 };

@@ -42,9 +42,9 @@ LogitsFn logits_on(WorkerPool& pool, const BoundaryArgs& args, const std::string
     request.capture.all_layers = false;
     request.timeout_seconds = args.timeout;
     const RunResult r = pool.run(request);
-    if (r.verdict != "ok" || r.outputs.empty())
-      return Status(StatusCode::kInternal,
-                    platform + ": " + r.verdict + ": " + r.reason + " (repro: " + r.repro + ")");
+    if (r.verdict != Verdict::kOk || r.outputs.empty())
+      return internal_error("{}: {}: {} (repro: {})", platform, verdict_name(r.verdict), r.reason,
+                            r.repro);
     const Tensor logits = convert_float_tensor(r.outputs[0].tensor, DType::kFloat64);
     const double* p = logits.data<double>();
     return std::vector<double>(p, p + logits.numel());

@@ -68,10 +68,14 @@ void add_platforms_command(CLI::App& app, int& exit_code) {
     size_t available = 0;
     for (const auto& r : results) {
       available += r.available;
-      nlohmann::json e{{"spec", r.spec},           {"backend", r.backend},
-                       {"available", r.available}, {"reason", r.reason},
-                       {"verdict", r.verdict},     {"probe_seconds", r.seconds},
-                       {"cached", r.cached},       {"presets", nlohmann::json::array()}};
+      nlohmann::json e{{"spec", r.spec},
+                       {"backend", r.backend},
+                       {"available", r.available},
+                       {"reason", r.reason},
+                       {"verdict", verdict_name(r.verdict)},
+                       {"probe_seconds", r.seconds},
+                       {"cached", r.cached},
+                       {"presets", nlohmann::json::array()}};
       for (const auto& c : catalog->candidates) {
         if (c.spec != r.spec) continue;
         e["presets"] = c.presets;
@@ -86,8 +90,9 @@ void add_platforms_command(CLI::App& app, int& exit_code) {
     std::printf("%zu of %zu platforms available on this host (%s)\n", available, results.size(),
                 j["host"].get<std::string>().c_str());
     for (const auto& r : results) {
-      std::printf("  %-44s %-4s %s\n", r.spec.c_str(), r.available ? "yes" : "no",
-                  r.available ? "" : (r.verdict + ": " + r.reason).c_str());
+      std::printf(
+          "  %-44s %-4s %s\n", r.spec.c_str(), r.available ? "yes" : "no",
+          r.available ? "" : (std::string(verdict_name(r.verdict)) + ": " + r.reason).c_str());
     }
   });
 }

@@ -126,16 +126,21 @@ void add_run_command(CLI::App& app, int& exit_code) {
       request.timeout_seconds = args->limits.timeout;
       request.max_memory_bytes = load.max_memory_bytes;
       const RunResult r = pool.run(request);
-      nlohmann::json pj{{"spec", name}, {"seconds", r.seconds}, {"verdict", r.verdict}};
-      if (r.verdict != "ok") {
+      const std::string verdict(verdict_name(r.verdict));
+      nlohmann::json pj{{"spec", name}, {"seconds", r.seconds}, {"verdict", verdict}};
+      if (r.verdict != Verdict::kOk) {
         pj["reason"] = r.reason;
         pj["repro"] = r.repro;
+        pj["rejections"] = nlohmann::json::array();
+        for (const auto& x : r.rejections)
+          pj["rejections"].push_back(
+              {{"node", x.node}, {"op_type", x.op_type}, {"reason", x.reason}});
         exit_code = kExitFailures;
         // The reason also goes to stderr: a failed run is an error whatever the output format.
-        std::fprintf(stderr, "infergap run: %s: %s: %s\n", name.c_str(), r.verdict.c_str(),
+        std::fprintf(stderr, "infergap run: %s: %s: %s\n", name.c_str(), verdict.c_str(),
                      r.reason.c_str());
         if (!args->json)
-          std::printf("%-40s %-11s %8.3f s  %s\n    repro: %s\n", name.c_str(), r.verdict.c_str(),
+          std::printf("%-40s %-11s %8.3f s  %s\n    repro: %s\n", name.c_str(), verdict.c_str(),
                       r.seconds, r.reason.c_str(), r.repro.c_str());
         j["platforms"].push_back(pj);
         continue;

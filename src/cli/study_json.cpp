@@ -26,7 +26,7 @@ nlohmann::json case_json(const CaseData& c, const Partition& outputs) {
     for (const auto& r : pc.reps)
       arr.push_back({{"run", r.run_id},
                      {"repetition", r.repetition},
-                     {"verdict", r.verdict},
+                     {"verdict", verdict_name(r.verdict)},
                      {"reason", r.reason}});
   }
   return j;

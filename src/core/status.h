@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -35,8 +36,19 @@ class [[nodiscard]] Status {
   // "context: message", so errors read outermost first (file, node, problem).
   Status with_context(const std::string& context) const {
     if (ok()) return *this;
-    return {code_, context + ": " + message_};
+    Status s(code_, context + ": " + message_);
+    s.node_ = node_;
+    return s;
   }
+  // The node (its index in the main graph) this failure belongs to, set by the executor that ran
+  // it, so that who failed travels as a fact rather than inside the message. Executors set it on
+  // the way out, so a subgraph's node is overridden by the enclosing If or Loop.
+  Status at_node(int64_t index) const {
+    Status s = *this;
+    if (!ok()) s.node_ = index;
+    return s;
+  }
+  int64_t node() const { return node_; }
   std::string to_string() const {
     return ok() ? "ok" : std::string(status_code_name(code_)) + ": " + message_;
   }
@@ -44,6 +56,7 @@ class [[nodiscard]] Status {
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  int64_t node_ = -1;
 };
 
 template <typename... Args>

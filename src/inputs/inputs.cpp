@@ -181,7 +181,7 @@ Expected<NamedInput> make_input(const InputSource& src, const InputTarget& t,
       return fail(
           invalid_argument("dtype={} but the model declares {}", it->second, dtype_name(t.dtype)));
   }
-  NamedInput out{t.name, "", Tensor(), ""};
+  NamedInput out{t.name, "", Tensor(), "", {}};
   InputTarget target = t;
   if (target.dtype == DType::kUndefined) {
     auto it = src.options.find("dtype");
@@ -232,6 +232,7 @@ Expected<NamedInput> make_input(const InputSource& src, const InputTarget& t,
       return fail(st);
     if (src.kind != InputSource::Kind::kRandom) out.source += fmt::format(",seed={}", *seed);
     for (const auto& inj : src.injections) out.source += ",inject=" + inj.to_string();
+    out.injections = src.injections;
   }
   out.hash = hash_hex(tensor_hash(out.tensor));
   return out;

@@ -45,6 +45,8 @@ struct Injection {
   std::vector<int64_t> positions;  // flat element indices
   std::string to_string() const;   // "nan@0.01", "-inf@0/5"
 };
+// "nan", "-inf", "denormal", ... as specs spell them.
+const char* injection_kind_name(Injection::Kind kind);
 Expected<Injection> parse_injection(const std::string& text);
 
 struct InputSource {
@@ -71,7 +73,8 @@ struct NamedInput {
   std::string name;
   std::string source;  // the recipe: a spec that recreates this tensor
   Tensor tensor;
-  std::string hash;  // xxh3 of the tensor (tensor_hash)
+  std::string hash;                   // xxh3 of the tensor (tensor_hash)
+  std::vector<Injection> injections;  // exceptional values put into the tensor, as typed facts
 };
 
 // Materialises one source for one input; `default_seed` applies when the spec names none.

@@ -23,11 +23,15 @@ constexpr KindName kKinds[] = {{Injection::Kind::kNan, "nan"},
                                {Injection::Kind::kHuge, "huge"},
                                {Injection::Kind::kNegHuge, "-huge"}};
 
-const char* kind_name(Injection::Kind k) {
+}  // namespace
+
+const char* injection_kind_name(Injection::Kind k) {
   for (const auto& kn : kKinds)
     if (kn.kind == k) return kn.name;
   return "?";
 }
+
+namespace {
 
 // The value as a double, for a float dtype: denormal is half the smallest normal (a subnormal
 // with one bit set), huge the largest finite value.
@@ -91,10 +95,10 @@ std::vector<int64_t> sample_positions(int64_t n, int64_t count, Rng& rng) {
 }  // namespace
 
 std::string Injection::to_string() const {
-  if (positions.empty()) return fmt::format("{}@{}", kind_name(kind), rate);
+  if (positions.empty()) return fmt::format("{}@{}", injection_kind_name(kind), rate);
   std::string where;
   for (int64_t p : positions) where += (where.empty() ? "" : "/") + std::to_string(p);
-  return fmt::format("{}@{}", kind_name(kind), where);
+  return fmt::format("{}@{}", injection_kind_name(kind), where);
 }
 
 Expected<Injection> parse_injection(const std::string& text) {

@@ -15,7 +15,7 @@ nlohmann::json sweep_chart(const nlohmann::json& points);
 nlohmann::json oracle_chart(const nlohmann::json& ranking);
 nlohmann::json origins_chart(const nlohmann::json& by_op);
 
-// Campaign (CAMPAIGN_CONTRACT.md): cells/rows already flattened by the section.
+// Campaign (docs/FORMATS.md): cells/rows already flattened by the section.
 nlohmann::json support_chart(const nlohmann::json& cells);        // {op, platform, percent}
 nlohmann::json failures_chart(const nlohmann::json& rows);        // {platform, verdict, runs}
 nlohmann::json discrepancy_chart(const nlohmann::json& rows);     // {platform, op, variants}

@@ -44,7 +44,7 @@ nlohmann::json overview_data(const Store& store, const StudyData& study) {
   for (const auto& c : study.cases) {
     inputs_of_model[c.model_name].insert(c.input);
     for (const auto& [_, pc] : c.runs)
-      for (const auto& r : pc.reps) ++verdicts[r.verdict], ++runs;
+      for (const auto& r : pc.reps) ++verdicts[std::string(verdict_name(r.verdict))], ++runs;
   }
   j["runs"] = runs;
   j["verdicts"] = verdicts;

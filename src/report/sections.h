@@ -18,7 +18,7 @@ void oracle_section(HtmlPage& page, const nlohmann::json& data);
 void origins_section(HtmlPage& page, const nlohmann::json& data);
 void hosts_section(HtmlPage& page, const nlohmann::json& data);
 // sections_campaign.cpp: support matrix, failure taxonomy, discrepancy, compiled vs eager,
-// exceptional values (CAMPAIGN_CONTRACT.md).
+// exceptional values (docs/FORMATS.md).
 void campaign_sections(HtmlPage& page, const nlohmann::json& campaign);
 
 // "<p class=absent>text</p>"

@@ -1,4 +1,4 @@
-// Campaign sections, from analyse_campaign's JSON (CAMPAIGN_CONTRACT.md). Every key is present;
+// Campaign sections, from analyse_campaign's JSON (docs/FORMATS.md). Every key is present;
 // empty ones say so.
 #include "report/charts.h"
 #include "report/sections.h"

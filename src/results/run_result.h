@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "results/verdict.h"
 #include "tensor/tensor.h"
 
 namespace ig {
@@ -24,14 +25,26 @@ struct TracedTensor {
   std::string note;    // what the platform did, e.g. "conv=winograd4"
 };
 
-struct RunResult {
-  // ok, unsupported, load-error, crash, timeout, error (see DESIGN.md "verdict")
-  std::string verdict = "error";
+// A node a platform refused: which node (name, op type, and its index in the main graph, -1 for a
+// node of a subgraph or when the platform refused the model as a whole) and the reason it gave.
+struct Rejection {
+  std::string node;
+  std::string op_type;  // "" when the platform did not say which node
+  int64_t node_index = -1;
   std::string reason;
+  bool operator==(const Rejection&) const = default;
+};
+
+struct RunResult {
+  Verdict verdict = Verdict::kError;
+  std::string reason;
+  // With verdict unsupported: every node the platform refused, in graph order.
+  std::vector<Rejection> rejections;
   std::string repro;  // a command that reproduces this run
   double seconds = 0;
-  std::vector<TracedTensor> outputs;  // graph outputs in declaration order
-  std::vector<TracedTensor> trace;    // per node, in execution order (when capture.all_layers)
+  // Graph outputs in declaration order, each named with its producing node by the worker.
+  std::vector<TracedTensor> outputs;
+  std::vector<TracedTensor> trace;  // per node, in execution order (when capture.all_layers)
 };
 
 }  // namespace ig

@@ -38,6 +38,9 @@ CREATE TABLE IF NOT EXISTS tensors(hash TEXT NOT NULL, dtype TEXT NOT NULL, shap
   nbytes INTEGER NOT NULL, data BLOB, PRIMARY KEY(hash, dtype, shape));
 CREATE TABLE IF NOT EXISTS node_notes(run INTEGER NOT NULL REFERENCES runs(id),
   value TEXT NOT NULL, note TEXT NOT NULL, covers TEXT NOT NULL, PRIMARY KEY(run, value));
+CREATE TABLE IF NOT EXISTS rejections(run INTEGER NOT NULL REFERENCES runs(id),
+  position INTEGER NOT NULL, node TEXT NOT NULL, op_type TEXT NOT NULL, node_index INTEGER NOT NULL,
+  reason TEXT NOT NULL, PRIMARY KEY(run, position));
 )sql";
 
 struct Stats {
@@ -100,13 +103,45 @@ Expected<std::unique_ptr<Store>> Store::open(const std::string& path) {
   // WAL: readers (compare while a study runs) never block the writer. synchronous=NORMAL keeps
   // every committed run across a killed process; only a power cut may lose the last commits.
   IG_RETURN_IF_ERROR(s->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
+  // An existing store is checked before anything is written to it: a store of another version is
+  // refused whole, never extended or mixed.
+  IG_ASSIGN_OR_RETURN(const bool existing, s->has_table("runs"));
+  if (existing) IG_RETURN_IF_ERROR(check_schema_version(*s, path));
   IG_RETURN_IF_ERROR(s->exec(kSchema));
   Status st = s->exec("SELECT count(*) FROM runs");
   if (!st.ok()) return st.with_context(path + " is not an infergap store");
+  if (!existing) {
+    sql::Stmt v(s->db_, "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)");
+    IG_RETURN_IF_ERROR(v.bind(1, std::to_string(kStoreSchemaVersion)).run());
+    IG_RETURN_IF_ERROR(check_schema_version(*s, path));  // another process may have made it first
+  }
   return s;
 }
 
 Store::~Store() { sqlite3_close_v2(db_); }
+
+Expected<bool> Store::has_table(const std::string& name, const std::string& schema) const {
+  sql::Stmt st(
+      db_,
+      ("SELECT 1 FROM " + schema + ".sqlite_master WHERE type = 'table' AND name = ?").c_str());
+  const bool found = st.bind(1, name).step();
+  IG_RETURN_IF_ERROR(st.status());
+  return found;
+}
+
+Status check_schema_version(const Store& store, const std::string& path,
+                            const std::string& schema) {
+  std::string version = "1 (none recorded: written before schema versions)";
+  sql::Stmt st(store.db(),
+               ("SELECT value FROM " + schema + ".meta WHERE key = 'schema_version'").c_str());
+  if (st.step()) version = st.text(0);
+  IG_RETURN_IF_ERROR(st.status());
+  if (version == std::to_string(kStoreSchemaVersion)) return Status::Ok();
+  return invalid_argument(
+      "{}: store schema version {}, but this infergap reads version {}; run the study again "
+      "into a new store (stores of different versions are never mixed)",
+      path, version, kStoreSchemaVersion);
+}
 
 Status Store::exec(const std::string& sql) const {
   char* err = nullptr;
@@ -193,10 +228,20 @@ Expected<bool> Store::put_run(const RunKey& key, const RunResult& result) {
               "INSERT OR IGNORE INTO runs(model, input, platform, host, repetition, verdict, "
               "reason, repro, seconds) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
   r.bind(1, key.model).bind(2, key.input).bind(3, key.platform).bind(4, key.host);
-  r.bind(5, key.repetition).bind(6, result.verdict).bind(7, result.reason);
+  r.bind(5, key.repetition).bind(6, std::string(verdict_name(result.verdict)));
+  r.bind(7, result.reason);
   IG_RETURN_IF_ERROR(r.bind(8, result.repro).bind(9, result.seconds).run());
   if (sqlite3_changes(db_) == 0) return false;
   const int64_t run_id = sqlite3_last_insert_rowid(db_);
+  sql::Stmt rej(db_,
+                "INSERT INTO rejections(run, position, node, op_type, node_index, reason) "
+                "VALUES(?, ?, ?, ?, ?, ?)");
+  for (size_t i = 0; i < result.rejections.size(); ++i) {
+    const Rejection& x = result.rejections[i];
+    rej.reset();
+    rej.bind(1, run_id).bind(2, static_cast<int64_t>(i)).bind(3, x.node).bind(4, x.op_type);
+    IG_RETURN_IF_ERROR(rej.bind(5, x.node_index).bind(6, x.reason).run());
+  }
   IG_RETURN_IF_ERROR(write_outputs(run_id, result.trace, false));
   IG_RETURN_IF_ERROR(write_outputs(run_id, result.outputs, true));
   IG_RETURN_IF_ERROR(tx.commit());
@@ -229,7 +274,9 @@ Status Store::write_outputs(int64_t run_id, const std::vector<TracedTensor>& ten
     bind_real_or_null(o, 11, s.max);
     bind_real_or_null(o, 12, s.mean);
     IG_RETURN_IF_ERROR(o.bind(13, s.nan).bind(14, s.inf).run());
-    if (t.tensor.defined()) IG_RETURN_IF_ERROR(put_tensor(t.tensor));
+    // Keyed by the hash the worker computed: the bytes are not hashed twice.
+    if (t.tensor.defined())
+      IG_RETURN_IF_ERROR(put_tensor(TensorKey{t.hash, t.dtype, t.shape}, t.tensor));
   }
   return Status::Ok();
 }

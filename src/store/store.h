@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -41,7 +42,8 @@ struct RunKey {
 struct StoredRun {
   int64_t id = 0;
   RunKey key;
-  std::string verdict, reason, repro;
+  Verdict verdict = Verdict::kError;
+  std::string reason, repro;
   double seconds = 0;
 };
 
@@ -76,6 +78,10 @@ struct StoredHost {
   std::string id;
   nlohmann::json fingerprint;
 };
+
+// Bumped whenever a table or the meaning of a column changes. Version 2 added rejections and the
+// version itself; stores of version 1 have no schema_version in meta.
+inline constexpr int kStoreSchemaVersion = 2;
 
 class Store {
  public:
@@ -115,10 +121,15 @@ class Store {
   Expected<std::vector<StoredRun>> runs() const;
   Expected<StoredRun> run(int64_t id) const;
   Expected<std::vector<StoredOutput>> outputs(int64_t run) const;
+  // The nodes the platform refused in a run (verdict unsupported), in graph order.
+  Expected<std::vector<Rejection>> rejections(int64_t run) const;
+  // Every run's rejections, by run id (the campaign analysis reads them all at once).
+  Expected<std::map<int64_t, std::vector<Rejection>>> all_rejections() const;
   Expected<Tensor> tensor(const TensorKey& key) const;
   Expected<int64_t> count(const std::string& table) const;
 
   // Unions the store at `other` into this one; existing runs (by key) are kept.
+  // A store of another schema version is refused with both versions named.
   Status merge_from(const std::string& other);
 
   sqlite3* db() const { return db_; }
@@ -127,10 +138,18 @@ class Store {
   Store() = default;
   Status exec(const std::string& sql) const;
   Status put_tensor(const Tensor& t);
+  Status put_tensor(const TensorKey& key, const Tensor& t);
+  // Whether `schema` ("main" or an attached "src") has the table.
+  Expected<bool> has_table(const std::string& name, const std::string& schema = "main") const;
   Status write_outputs(int64_t run, const std::vector<TracedTensor>& tensors, bool is_output);
   sqlite3* db_ = nullptr;
   std::string path_;
 };
+
+// Ok when the store's schema (main, or an attached "src") is kStoreSchemaVersion; otherwise an
+// error naming `path` and both versions.
+Status check_schema_version(const Store& store, const std::string& path,
+                            const std::string& schema = "main");
 
 std::string shape_json(const Shape& shape);
 Expected<Shape> parse_shape_json(const std::string& text);

@@ -41,12 +41,14 @@ Expected<DType> parse_dtype(const std::string& name) {
 
 }  // namespace
 
-Status Store::put_tensor(const Tensor& t) {
+Status Store::put_tensor(const Tensor& t) { return put_tensor(TensorKey::of(t), t); }
+
+Status Store::put_tensor(const TensorKey& key, const Tensor& t) {
   // String tensors are identified by hash only: their comparison needs no stored bytes.
   if (t.dtype() == DType::kString) return Status::Ok();
-  const std::string hash = hash_hex(tensor_hash(t));
-  const std::string dtype = dtype_name(t.dtype());
-  const std::string shape = shape_json(t.shape());
+  const std::string hash = hash_hex(key.hash);
+  const std::string dtype = dtype_name(key.dtype);
+  const std::string shape = shape_json(key.shape);
   sql::Stmt exists(db_, "SELECT 1 FROM tensors WHERE hash = ? AND dtype = ? AND shape = ?");
   if (exists.bind(1, hash).bind(2, dtype).bind(3, shape).step()) return Status::Ok();
   IG_RETURN_IF_ERROR(exists.status());
@@ -128,11 +130,14 @@ static constexpr const char* kRunColumns =
     "SELECT id, model, input, platform, host, repetition, verdict, reason, repro, seconds FROM "
     "runs";
 
-static StoredRun read_run(const sql::Stmt& st) {
+static Expected<StoredRun> read_run(const sql::Stmt& st, const std::string& path) {
   StoredRun r;
   r.id = st.integer(0);
   r.key = {st.text(1), st.text(2), st.text(3), st.text(4), static_cast<int>(st.integer(5))};
-  r.verdict = st.text(6);
+  const std::string verdict = st.text(6);
+  auto v = verdict_from_name(verdict);
+  if (!v) return parse_error("{}: run {} has unknown verdict '{}'", path, r.id, verdict);
+  r.verdict = *v;
   r.reason = st.text(7);
   r.repro = st.text(8);
   r.seconds = st.real(9);
@@ -142,14 +147,17 @@ static StoredRun read_run(const sql::Stmt& st) {
 Expected<std::vector<StoredRun>> Store::runs() const {
   std::vector<StoredRun> out;
   sql::Stmt st(db_, (std::string(kRunColumns) + " ORDER BY id").c_str());
-  while (st.step()) out.push_back(read_run(st));
+  while (st.step()) {
+    IG_ASSIGN_OR_RETURN(StoredRun r, read_run(st, path_));
+    out.push_back(std::move(r));
+  }
   IG_RETURN_IF_ERROR(st.status());
   return out;
 }
 
 Expected<StoredRun> Store::run(int64_t id) const {
   sql::Stmt st(db_, (std::string(kRunColumns) + " WHERE id = ?").c_str());
-  if (st.bind(1, id).step()) return read_run(st);
+  if (st.bind(1, id).step()) return read_run(st, path_);
   IG_RETURN_IF_ERROR(st.status());
   return not_found("{}: no run {}", path_, id);
 }
@@ -183,6 +191,28 @@ Expected<std::vector<StoredOutput>> Store::outputs(int64_t run) const {
   return out;
 }
 
+Expected<std::vector<Rejection>> Store::rejections(int64_t run) const {
+  std::vector<Rejection> out;
+  sql::Stmt st(db_,
+               "SELECT node, op_type, node_index, reason FROM rejections WHERE run = ? "
+               "ORDER BY position");
+  st.bind(1, run);
+  while (st.step()) out.push_back({st.text(0), st.text(1), st.integer(2), st.text(3)});
+  IG_RETURN_IF_ERROR(st.status());
+  return out;
+}
+
+Expected<std::map<int64_t, std::vector<Rejection>>> Store::all_rejections() const {
+  std::map<int64_t, std::vector<Rejection>> out;
+  sql::Stmt st(db_,
+               "SELECT run, node, op_type, node_index, reason FROM rejections "
+               "ORDER BY run, position");
+  while (st.step())
+    out[st.integer(0)].push_back({st.text(1), st.text(2), st.integer(3), st.text(4)});
+  IG_RETURN_IF_ERROR(st.status());
+  return out;
+}
+
 Status Store::merge_from(const std::string& other) {
   {
     sql::Stmt att(db_, "ATTACH DATABASE ? AS src");
@@ -194,6 +224,7 @@ Status Store::merge_from(const std::string& other) {
     IG_RETURN_IF_ERROR(tx.status());
     Status probe = exec("SELECT count(*) FROM src.runs, src.node_outputs LIMIT 1");
     if (!probe.ok()) return probe.with_context(other + " is not an infergap store");
+    IG_RETURN_IF_ERROR(check_schema_version(*this, other, "src"));
     IG_RETURN_IF_ERROR(exec(R"sql(
 INSERT OR IGNORE INTO meta SELECT * FROM src.meta;
 INSERT OR IGNORE INTO hosts SELECT * FROM src.hosts;
@@ -212,6 +243,10 @@ INSERT OR IGNORE INTO node_outputs SELECT d.id, n.node_index, n.value, n.node, n
     AND d.host = s.host AND d.repetition = s.repetition;
 INSERT OR IGNORE INTO node_notes SELECT d.id, n.value, n.note, n.covers
   FROM src.node_notes n JOIN src.runs s ON n.run = s.id
+  JOIN main.runs d ON d.model = s.model AND d.input = s.input AND d.platform = s.platform
+    AND d.host = s.host AND d.repetition = s.repetition;
+INSERT OR IGNORE INTO rejections SELECT d.id, r.position, r.node, r.op_type, r.node_index, r.reason
+  FROM src.rejections r JOIN src.runs s ON r.run = s.id
   JOIN main.runs d ON d.model = s.model AND d.input = s.input AND d.platform = s.platform
     AND d.host = s.host AND d.repetition = s.repetition;
 )sql"));

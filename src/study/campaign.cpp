@@ -88,7 +88,7 @@ Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool,
     RunResult r = pool.run(req);
     IG_ASSIGN_OR_RETURN(auto stored, store.outputs(id));
     // The layers explain the stored outputs only if the rerun reproduces them bit for bit.
-    bool same = r.verdict == "ok";
+    bool same = r.verdict == Verdict::kOk;
     for (const auto& o : r.outputs)
       for (const auto& so : stored)
         if (so.is_output && so.value == o.value && so.tensor.hash != o.hash) same = false;

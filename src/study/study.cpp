@@ -101,11 +101,14 @@ Expected<InputEntry> register_input(Store& store, const Model& model,
   for (const auto& r : records) {
     const std::string h = hash_hex(tensor_hash(r.tensor));
     identity += r.name + '\0' + dtype_name(r.tensor.dtype()) + shape_json(r.tensor.shape()) + h;
+    nlohmann::json injected = nlohmann::json::array();
+    for (const auto& inj : r.injections) injected.push_back(injection_kind_name(inj.kind));
     recipe["inputs"].push_back({{"name", r.name},
                                 {"source", r.source},
                                 {"hash", h},
                                 {"dtype", dtype_name(r.tensor.dtype())},
-                                {"shape", r.tensor.shape()}});
+                                {"shape", r.tensor.shape()},
+                                {"injections", injected}});
     label += (label.empty() ? "" : ",") + r.name + "=" + r.source;
     e.feeds[r.name] = r.tensor;
     tensors.push_back(r.tensor);
@@ -117,18 +120,32 @@ Expected<InputEntry> register_input(Store& store, const Model& model,
 
 namespace {
 
-// Graph outputs come back without their producer; the store files them under it.
-void attribute_outputs(const Model& model, RunResult& r) {
-  std::map<std::string, const Node*> producer;
-  for (const auto& n : model.graph.nodes)
-    for (const auto& o : n.outputs) producer[o] = &n;
-  for (auto& t : r.outputs) {
-    auto it = producer.find(t.value);
-    if (it == producer.end()) continue;
-    t.node = it->second->name;
-    t.op_type = it->second->op_type;
-    t.node_index = static_cast<int64_t>(it->second->index);
+// The input sets a study runs a model on: the sets given for its path, else the inputs the model
+// carries (a campaign variant's), else input_sets seeded sets from input_files and random data.
+Expected<std::vector<InputEntry>> input_sets_of(Store& store, const StudyOptions& options,
+                                                const std::string& path, const Model& model) {
+  std::vector<InputEntry> sets;
+  if (auto it = options.input_spec_sets.find(path); it != options.input_spec_sets.end()) {
+    for (const auto& specs : it->second) {
+      IG_ASSIGN_OR_RETURN(auto in, register_input(store, model, specs, options.seed));
+      sets.push_back(std::move(in));
+    }
+    return sets;
   }
+  if (options.model_inputs) {
+    IG_ASSIGN_OR_RETURN(auto own, options.model_inputs(path, model));
+    if (!own.empty()) {
+      IG_ASSIGN_OR_RETURN(auto in, register_input(store, model, own, options.seed));
+      sets.push_back(std::move(in));
+      return sets;
+    }
+  }
+  for (int i = 0; i < options.input_sets; ++i) {
+    IG_ASSIGN_OR_RETURN(auto in, register_input(store, model, options.input_files,
+                                                options.seed + static_cast<uint64_t>(i)));
+    sets.push_back(std::move(in));
+  }
+  return sets;
 }
 
 }  // namespace
@@ -165,54 +182,36 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
   if (!oracle.empty()) IG_RETURN_IF_ERROR(store.put_platform(oracle, host.id, true));
   for (const auto& p : platforms) IG_RETURN_IF_ERROR(store.put_platform(p, host.id));
 
+  // The coordinator holds no model while jobs run: each model is loaded once to record it and
+  // make its input sets, then dropped (workers load their own copy; they name graph outputs'
+  // producers), so a campaign of thousands of variants costs what one model does.
+  struct StudyModel {
+    std::string hash, path;
+    std::vector<InputEntry> inputs;
+  };
   struct Job {
-    const ModelEntry* model;
+    const StudyModel* model;
     const InputEntry* input;
     std::string platform;
     int repetition;
   };
-  std::vector<ModelEntry> models;
+  std::vector<StudyModel> models;
   models.reserve(options.models.size());
-  std::vector<std::vector<InputEntry>> inputs;
   for (const auto& path : options.models) {
     LoadOptions load;
     load.max_memory_bytes = options.max_memory_bytes;
-    IG_ASSIGN_OR_RETURN(auto m, register_model(store, path, load));
-    models.push_back(std::move(m));
-    std::vector<InputEntry> sets;
-    if (auto it = options.input_spec_sets.find(path); it != options.input_spec_sets.end()) {
-      for (const auto& specs : it->second) {
-        IG_ASSIGN_OR_RETURN(auto in,
-                            register_input(store, models.back().model, specs, options.seed));
-        sets.push_back(std::move(in));
-      }
-      inputs.push_back(std::move(sets));
-      continue;
-    }
-    if (options.model_inputs) {
-      IG_ASSIGN_OR_RETURN(auto own, options.model_inputs(path, models.back().model));
-      if (!own.empty()) {
-        IG_ASSIGN_OR_RETURN(auto in, register_input(store, models.back().model, own, options.seed));
-        sets.push_back(std::move(in));
-        inputs.push_back(std::move(sets));
-        continue;
-      }
-    }
-    for (int i = 0; i < options.input_sets; ++i) {
-      IG_ASSIGN_OR_RETURN(auto in, register_input(store, models.back().model, options.input_files,
-                                                  options.seed + static_cast<uint64_t>(i)));
-      sets.push_back(std::move(in));
-    }
-    inputs.push_back(std::move(sets));
+    IG_ASSIGN_OR_RETURN(ModelEntry m, register_model(store, path, load));
+    IG_ASSIGN_OR_RETURN(auto sets, input_sets_of(store, options, path, m.model));
+    models.push_back({m.hash, m.path, std::move(sets)});
   }
   std::vector<Job> jobs;
-  for (size_t m = 0; m < models.size(); ++m) {
-    for (const auto& in : inputs[m]) {
+  for (const auto& m : models) {
+    for (const auto& in : m.inputs) {
       // An oracle that is also a compared platform shares that platform's repetition 0.
       const bool shared = std::find(platforms.begin(), platforms.end(), oracle) != platforms.end();
-      if (!oracle.empty() && !shared) jobs.push_back({&models[m], &in, oracle, 0});
+      if (!oracle.empty() && !shared) jobs.push_back({&m, &in, oracle, 0});
       for (int rep = 0; rep < options.repeat; ++rep)
-        for (const auto& p : platforms) jobs.push_back({&models[m], &in, p, rep});
+        for (const auto& p : platforms) jobs.push_back({&m, &in, p, rep});
     }
   }
 
@@ -250,7 +249,6 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
         req.timeout_seconds = options.timeout_seconds;
         req.max_memory_bytes = options.max_memory_bytes;
         RunResult result = pool.run(req);
-        attribute_outputs(job.model->model, result);
         lock.lock();
         auto w = store.put_run(key, result);
         if (!w.ok()) {
@@ -258,7 +256,7 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
           return;
         }
         written = *w;
-        if (written) ++summary.verdicts[result.verdict];
+        if (written) ++summary.verdicts[std::string(verdict_name(result.verdict))];
       }
       // Another process may have written the same run meanwhile; it then counts as skipped.
       ++(written ? pr.executed : pr.skipped);

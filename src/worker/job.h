@@ -38,9 +38,6 @@ using TraceSink = std::function<void(TracedTensor&&)>;
 // What a worker does for each job, on the backend it built once at start.
 RunResult run_with_backend(Backend& backend, const RunRequest& request, const TraceSink& sink);
 
-// The verdict for a failure Status: "unsupported" for kUnsupported, "error" otherwise.
-const char* verdict_for(const Status& st);
-
 // The command that reproduces a run of `request`.
 std::string repro_command(const RunRequest& request);
 

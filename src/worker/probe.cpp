@@ -91,15 +91,21 @@ std::vector<PlatformStatus> probe_platforms(WorkerPool& pool, const std::vector<
     if (cache.contains(s.spec)) {
       const auto& e = cache[s.spec];
       s.available = e["available"];
-      s.verdict = e["verdict"];
-      s.reason = e["reason"];
-      s.seconds = e["seconds"];
-      s.cached = true;
-      out.push_back(s);
-      continue;
+      // A cache written by another build may spell verdicts differently: probe again.
+      auto v = verdict_from_name(e.value("verdict", std::string()));
+      if (!v) {
+        cache.erase(s.spec);
+      } else {
+        s.verdict = *v;
+        s.reason = e["reason"];
+        s.seconds = e["seconds"];
+        s.cached = true;
+        out.push_back(s);
+        continue;
+      }
     }
     if (!wrote.ok()) {
-      s.verdict = "error";
+      s.verdict = Verdict::kError;
       s.reason = wrote.message();
       out.push_back(s);
       continue;
@@ -112,13 +118,13 @@ std::vector<PlatformStatus> probe_platforms(WorkerPool& pool, const std::vector<
     req.timeout_seconds = options.timeout_seconds;
     RunResult r = pool.run(req);
     s.verdict = r.verdict;
-    s.available = r.verdict == "ok";
+    s.available = r.verdict == Verdict::kOk;
     s.reason = s.available ? "" : r.reason;
     s.seconds = r.seconds;
     // Errors of this build (a missing worker) are not facts about the host: not cached.
-    if (r.verdict != "error") {
+    if (r.verdict != Verdict::kError) {
       cache[s.spec] = {{"available", s.available},
-                       {"verdict", s.verdict},
+                       {"verdict", verdict_name(s.verdict)},
                        {"reason", s.reason},
                        {"seconds", s.seconds}};
     }

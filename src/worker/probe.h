@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "platform/catalog.h"
+#include "results/verdict.h"
 #include "worker/worker_pool.h"
 
 namespace ig {
@@ -20,8 +21,8 @@ struct PlatformStatus {
   std::string spec;
   std::string backend;
   bool available = false;
-  std::string verdict;  // of the probe run
-  std::string reason;   // why not available ("" when available)
+  Verdict verdict = Verdict::kError;  // of the probe run
+  std::string reason;                 // why not available ("" when available)
   double seconds = 0;
   bool cached = false;
 };

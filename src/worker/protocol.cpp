@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <unordered_map>
 
 namespace ig::wire {
 
@@ -229,29 +230,98 @@ Expected<RunRequest> decode_request(const std::string& payload) {
   return req;
 }
 
-std::string encode_result(const RunResult& res) {
+namespace {
+
+// A graph output that the trace already carried (same value, bytes, dtype and shape, with its
+// tensor) is sent as a reference to it instead of a second copy. ORT and OpenCV trace a rewritten
+// model and their graph outputs may differ from its values, so equality is checked, not assumed.
+bool in_stream(const TracedTensor& out, const std::vector<StreamedValue>& streamed) {
+  for (const auto& s : streamed) {
+    if (s.value == out.value)
+      return s.with_tensor && s.hash == out.hash && s.dtype == out.dtype && s.shape == out.shape &&
+             s.node == out.node;
+  }
+  return false;
+}
+
+std::unordered_map<std::string, size_t> index_by_value(const std::vector<TracedTensor>& trace) {
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < trace.size(); ++i) index[trace[i].value] = i;
+  return index;
+}
+
+enum : uint32_t { kOutputInline = 0, kOutputInTrace = 1 };
+
+}  // namespace
+
+StreamedValue streamed_of(const TracedTensor& t) {
+  return {t.value, t.node, t.hash, t.dtype, t.shape, t.tensor.defined()};
+}
+
+std::string encode_result(const RunResult& res, const std::vector<StreamedValue>& streamed) {
   Writer w;
-  w.str(res.verdict);
+  w.u32(static_cast<uint32_t>(res.verdict));
   w.str(res.reason);
   w.str(res.repro);
   w.f64(res.seconds);
+  w.u64(res.rejections.size());
+  for (const auto& r : res.rejections) {
+    w.str(r.node);
+    w.str(r.op_type);
+    w.i64(r.node_index);
+    w.str(r.reason);
+  }
   w.u64(res.outputs.size());
-  for (const auto& t : res.outputs) w.traced(t);
+  for (const auto& t : res.outputs) {
+    if (in_stream(t, streamed)) {
+      w.u32(kOutputInTrace);
+      w.str(t.value);
+    } else {
+      w.u32(kOutputInline);
+      w.traced(t);
+    }
+  }
   return w.take();
 }
 
-Expected<RunResult> decode_result(const std::string& payload) {
+Expected<RunResult> decode_result(const std::string& payload,
+                                  const std::vector<TracedTensor>& streamed) {
   Reader r(payload);
   RunResult res;
-  IG_ASSIGN_OR_RETURN(res.verdict, r.str());
+  IG_ASSIGN_OR_RETURN(uint32_t verdict, r.u32());
+  if (verdict >= static_cast<uint32_t>(Verdict::kCount))
+    return io_error("bad verdict {} in worker message", verdict);
+  res.verdict = static_cast<Verdict>(verdict);
   IG_ASSIGN_OR_RETURN(res.reason, r.str());
   IG_ASSIGN_OR_RETURN(res.repro, r.str());
   IG_ASSIGN_OR_RETURN(res.seconds, r.f64());
+  IG_ASSIGN_OR_RETURN(uint64_t rejected, r.u64());
+  for (uint64_t i = 0; i < rejected; ++i) {
+    Rejection rej;
+    IG_ASSIGN_OR_RETURN(rej.node, r.str());
+    IG_ASSIGN_OR_RETURN(rej.op_type, r.str());
+    IG_ASSIGN_OR_RETURN(rej.node_index, r.i64());
+    IG_ASSIGN_OR_RETURN(rej.reason, r.str());
+    res.rejections.push_back(std::move(rej));
+  }
+  const auto index = index_by_value(streamed);
   IG_ASSIGN_OR_RETURN(uint64_t n, r.u64());
   for (uint64_t i = 0; i < n; ++i) {
-    IG_ASSIGN_OR_RETURN(TracedTensor t, r.traced());
-    res.outputs.push_back(std::move(t));
+    IG_ASSIGN_OR_RETURN(uint32_t how, r.u32());
+    if (how == kOutputInTrace) {
+      IG_ASSIGN_OR_RETURN(std::string value, r.str());
+      auto it = index.find(value);
+      if (it == index.end() || !streamed[it->second].tensor.defined())
+        return io_error("worker message names graph output '{}', which it never traced", value);
+      res.outputs.push_back(streamed[it->second]);
+    } else if (how == kOutputInline) {
+      IG_ASSIGN_OR_RETURN(TracedTensor t, r.traced());
+      res.outputs.push_back(std::move(t));
+    } else {
+      return io_error("bad output kind {} in worker message", how);
+    }
   }
+  if (!r.done()) return io_error("trailing bytes in worker result");
   return res;
 }
 

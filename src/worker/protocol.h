@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "worker/job.h"
 
@@ -67,8 +68,22 @@ std::string encode_status(const Status& st);
 Status decode_status(const std::string& payload, Status* out);
 std::string encode_request(const RunRequest& r);
 Expected<RunRequest> decode_request(const std::string& payload);
-std::string encode_result(const RunResult& r);  // without r.trace
-Expected<RunResult> decode_result(const std::string& payload);
+// What a worker streamed for the job in flight: enough to tell whether a graph output repeats it,
+// without holding the tensor.
+struct StreamedValue {
+  std::string value, node;
+  uint64_t hash = 0;
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  bool with_tensor = false;
+};
+StreamedValue streamed_of(const TracedTensor& t);
+// Without r.trace (already streamed): a graph output the stream carried with its tensor, bit for
+// bit, is sent as a reference to it, so each tensor crosses the socket once.
+std::string encode_result(const RunResult& r, const std::vector<StreamedValue>& streamed);
+// `streamed`: the trace frames received for this job, which output references resolve against.
+Expected<RunResult> decode_result(const std::string& payload,
+                                  const std::vector<TracedTensor>& streamed);
 std::string encode_traced(const TracedTensor& t);
 Expected<TracedTensor> decode_traced(const std::string& payload);
 

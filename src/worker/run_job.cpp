@@ -1,6 +1,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 #include "backends/backend.h"
 #include "model/limits.h"
@@ -29,6 +30,29 @@ TracedTensor traced(const std::string& value, const Node* node, const Tensor& t,
   return tt;
 }
 
+// Every node the backend refuses before running (subgraph nodes keep index -1: their index is
+// not a main-graph position).
+std::vector<Rejection> rejections_of(const Model& model, const Backend& backend) {
+  std::vector<Rejection> out;
+  for (const auto& [node, st] : backend.unsupported_nodes_of(model)) {
+    const bool main =
+        node->index < model.graph.nodes.size() && &model.graph.nodes[node->index] == node;
+    out.push_back(
+        {node->name, node->op_type, main ? static_cast<int64_t>(node->index) : -1, st.message()});
+  }
+  return out;
+}
+
+// A node the backend found it could not run only when it ran it (a configuration its library
+// has no implementation for); the executor marked the node on the Status.
+Rejection rejection_at(const Model& model, const Status& st) {
+  const int64_t i = st.node();
+  if (i < 0 || static_cast<size_t>(i) >= model.graph.nodes.size())
+    return {"", "", -1, st.message()};
+  const Node& n = model.graph.nodes[static_cast<size_t>(i)];
+  return {n.name, n.op_type, i, st.message()};
+}
+
 // A worker runs one model many times (input sets, repetitions, a benchmark): the last model loaded
 // is kept while its file is unchanged (ModelVersion), instead of reading, checking and converting
 // it on every run, which costs as much as running a ResNet-18.
@@ -52,10 +76,6 @@ Expected<std::shared_ptr<const Model>> load_cached(const std::string& path,
 }
 
 }  // namespace
-
-const char* verdict_for(const Status& st) {
-  return st.code() == StatusCode::kUnsupported ? "unsupported" : "error";
-}
 
 std::string repro_command(const RunRequest& request) {
   return "infergap run " + request.model_path + " -p '" + request.platform + "'";
@@ -82,7 +102,7 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
   RunResult result;
   result.repro = repro_command(request);
   const auto t0 = std::chrono::steady_clock::now();
-  auto finish = [&](const char* verdict, std::string reason) {
+  auto finish = [&](Verdict verdict, std::string reason) {
     result.verdict = verdict;
     result.reason = std::move(reason);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -95,11 +115,11 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
     // Tensors computed at run time (Expand, Tile, ConstantOfShape...) obey the same budget.
     set_tensor_byte_limit(load.max_memory_bytes);
     auto loaded = load_cached(request.model_path, load);
-    if (!loaded.ok()) return finish("load-error", loaded.status().message());
+    if (!loaded.ok()) return finish(Verdict::kLoadError, loaded.status().message());
     const std::shared_ptr<const Model> model = *loaded;
-    for (const auto& [node, st] : backend.unsupported_nodes_of(*model)) {
-      return finish("unsupported", st.message());
-    }
+    result.rejections = rejections_of(*model, backend);
+    if (!result.rejections.empty())
+      return finish(Verdict::kUnsupported, result.rejections.front().reason);
     NodeCallback on_node;
     if (request.capture.all_layers) {
       on_node = [&](const Node& node, const std::vector<Value>& outs, const NodeReport& report) {
@@ -118,15 +138,27 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
       };
     }
     auto outs = backend.run(*model, request.inputs, on_node);
-    if (!outs.ok()) return finish(verdict_for(outs.status()), outs.status().message());
+    if (!outs.ok()) {
+      const Status& st = outs.status();
+      if (st.code() == StatusCode::kUnsupported) result.rejections = {rejection_at(*model, st)};
+      return finish(verdict_for(st), st.message());
+    }
+    // Graph outputs name their producer here, where the model is loaded: the coordinator keeps
+    // no model.
+    std::unordered_map<std::string, const Node*> producer;
+    for (const auto& n : model->graph.nodes)
+      for (const auto& o : n.outputs) producer[o] = &n;
     for (size_t i = 0; i < outs->size(); ++i) {
       const Value& v = (*outs)[i];
       if (!v.is_tensor()) continue;
-      result.outputs.push_back(traced(model->graph.outputs[i].name, nullptr, v.tensor, true));
+      const std::string& name = model->graph.outputs[i].name;
+      auto it = producer.find(name);
+      result.outputs.push_back(
+          traced(name, it == producer.end() ? nullptr : it->second, v.tensor, true));
     }
-    return finish("ok", "");
+    return finish(Verdict::kOk, "");
   } catch (const std::exception& e) {
-    return finish("error", std::string("internal error: ") + e.what());
+    return finish(Verdict::kError, std::string("internal error: ") + e.what());
   }
 }
 

@@ -98,7 +98,7 @@ RunResult WorkerPool::run(const RunRequest& request) {
   bool died = false;
   Status st = impl_->ensure_started(*s, name, &died);
   if (!st.ok()) {
-    result.verdict = died ? "crash" : verdict_for(st);
+    result.verdict = died ? Verdict::kCrash : verdict_for(st);
     result.reason = st.message();
     return result;
   }

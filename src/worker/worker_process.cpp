@@ -178,7 +178,7 @@ RunResult WorkerProcess::run(const RunRequest& request) {
   result.repro = repro_command(request);
   const double t0 = now_seconds();
   stderr_tail_.clear();
-  auto fail = [&](const char* verdict, std::string reason) {
+  auto fail = [&](Verdict verdict, std::string reason) {
     result.verdict = verdict;
     result.reason = std::move(reason);
     result.seconds = now_seconds() - t0;
@@ -192,17 +192,18 @@ RunResult WorkerProcess::run(const RunRequest& request) {
            std::to_string(result.trace.size()) + " values traced)";
   };
   if (!wire::send_frame(sock_, wire::MsgType::kRequest, wire::encode_request(request)).ok())
-    return fail("crash", reap_and_describe("before the job"));
+    return fail(Verdict::kCrash, reap_and_describe("before the job"));
   const double deadline = t0 + request.timeout_seconds;
   for (;;) {
     wire::Frame frame;
     switch (wait_frame(deadline, &frame)) {
       case Wait::kClosed:
-        return fail("crash", reap_and_describe(where()));
+        return fail(Verdict::kCrash, reap_and_describe(where()));
       case Wait::kTimeout:
         kill_and_reap();
-        return fail("timeout", "no result within " + fmt::format("{:g}", request.timeout_seconds) +
-                                   " s " + where() + "; the worker was killed");
+        return fail(Verdict::kTimeout, "no result within " +
+                                           fmt::format("{:g}", request.timeout_seconds) + " s " +
+                                           where() + "; the worker was killed");
       case Wait::kFrame:
         break;
     }
@@ -213,13 +214,13 @@ RunResult WorkerProcess::run(const RunRequest& request) {
       continue;
     }
     if (frame.type != wire::MsgType::kResult) break;
-    auto done = wire::decode_result(frame.payload);
+    auto done = wire::decode_result(frame.payload, result.trace);
     if (!done.ok()) break;
     done->trace = std::move(result.trace);
     return std::move(*done);
   }
   kill_and_reap();
-  return fail("error", "the worker for '" + platform_ + "' broke the protocol " + where());
+  return fail(Verdict::kError, "the worker for '" + platform_ + "' broke the protocol " + where());
 }
 
 }  // namespace ig

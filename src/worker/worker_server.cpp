@@ -80,16 +80,19 @@ int serve(int fd, const std::string& platform, char** argv) {
     if (frame->type != wire::MsgType::kRequest) return 1;
     auto request = wire::decode_request(frame->payload);
     RunResult result;
+    std::vector<wire::StreamedValue> streamed;
     if (!request.ok()) {
       result.reason = request.status().message();
     } else {
       bool sent = true;
       result = run_with_backend(**backend, *request, [&](TracedTensor&& t) {
         if (sent) sent = wire::send_frame(fd, wire::MsgType::kTrace, wire::encode_traced(t)).ok();
+        streamed.push_back(wire::streamed_of(t));
       });
       if (!sent) return 1;
     }
-    if (!wire::send_frame(fd, wire::MsgType::kResult, wire::encode_result(result)).ok()) return 1;
+    const std::string payload = wire::encode_result(result, streamed);
+    if (!wire::send_frame(fd, wire::MsgType::kResult, payload).ok()) return 1;
   }
 }
 

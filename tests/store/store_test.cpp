@@ -24,7 +24,7 @@ TEST(Store, RerunOfAStoredRunWritesNothing) {
   ASSERT_EQ(runs->size(), 1u);
   const auto outputs_before = (*store)->count("node_outputs");
   RunResult again;
-  again.verdict = "ok";
+  again.verdict = Verdict::kOk;
   auto put = (*store)->put_run(runs->front().key, again);
   ASSERT_TRUE(put.ok());
   EXPECT_FALSE(*put);
@@ -94,7 +94,7 @@ TEST(Store, NodeNotesAreStoredReadBackAndMerged) {
   auto store = Store::open(dir.file("a.db"));
   ASSERT_TRUE(store.ok());
   RunResult r;
-  r.verdict = "ok";
+  r.verdict = Verdict::kOk;
   TracedTensor conv;
   conv.value = "c";
   conv.node = "conv";

@@ -51,7 +51,7 @@ inline std::string build_sim_store(const TempDir& dir, const std::vector<SimPlat
       req.model_path = write_model(m, dir.file("variant.onnx"));
       req.inputs = in->feeds;
       RunResult r = run_in_process(req);
-      EXPECT_EQ(r.verdict, "ok") << r.reason;
+      EXPECT_EQ(r.verdict, Verdict::kOk) << r.reason;
       for (auto& o : r.outputs) {  // as run_study files graph outputs under their producer
         o.node = "fc";
         o.op_type = "Gemm";

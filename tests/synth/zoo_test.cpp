@@ -96,8 +96,8 @@ TEST_P(ZooModelTest, MatchesOnnxRuntimeWithinRtol1e4) {
   const RunResult ref = pool.run(request);
   request.platform = "ort:opt=disabled";
   const RunResult ort = pool.run(request);
-  ASSERT_EQ(ref.verdict, "ok") << ref.reason;
-  ASSERT_EQ(ort.verdict, "ok") << ort.reason;
+  ASSERT_EQ(ref.verdict, Verdict::kOk) << ref.reason;
+  ASSERT_EQ(ort.verdict, Verdict::kOk) << ort.reason;
   const auto x = ref.outputs[0].tensor.values<float>(), y = ort.outputs[0].tensor.values<float>();
   ASSERT_EQ(x.size(), y.size());
   for (size_t i = 0; i < x.size(); ++i)

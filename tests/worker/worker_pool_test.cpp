@@ -42,24 +42,52 @@ void expect_same(const TracedTensor& a, const TracedTensor& b) {
 TEST_F(WorkerPoolTest, RefThroughAWorkerIsBitIdenticalToInProcess) {
   const RunResult local = run_in_process(request("ref"));
   const RunResult remote = pool.run(request("ref"));
-  ASSERT_EQ(local.verdict, "ok") << local.reason;
-  ASSERT_EQ(remote.verdict, "ok") << remote.reason;
+  ASSERT_EQ(local.verdict, Verdict::kOk) << local.reason;
+  ASSERT_EQ(remote.verdict, Verdict::kOk) << remote.reason;
   ASSERT_EQ(remote.outputs.size(), 1u);
   expect_same(remote.outputs[0], local.outputs[0]);
   ASSERT_EQ(remote.trace.size(), 3u);  // conv1, relu1, conv2, streamed in order
   ASSERT_EQ(local.trace.size(), 3u);
   for (size_t i = 0; i < 3; ++i) expect_same(remote.trace[i], local.trace[i]);
   EXPECT_EQ(remote.trace[1].op_type, "Relu");
+  // The worker names the graph output's producer (the coordinator keeps no model to do it).
+  EXPECT_EQ(remote.outputs[0].node, remote.trace[2].node);
+  EXPECT_EQ(remote.outputs[0].op_type, "Conv");
+  EXPECT_EQ(remote.outputs[0].node_index, 2);
+  // Sent once: the output arrived as a reference to the streamed layer, the same tensor.
+  EXPECT_TRUE(remote.outputs[0].tensor.bitwise_equal(remote.trace[2].tensor));
+}
+
+TEST_F(WorkerPoolTest, RefusedNodesComeBackAsRecordsNotJustText) {
+  onnx::ModelProto m = testing::relu_model();
+  auto* os = m.add_opset_import();
+  os->set_domain("com.example");
+  os->set_version(1);
+  m.mutable_graph()->mutable_node(0)->set_op_type("Frobnicate");
+  m.mutable_graph()->mutable_node(0)->set_domain("com.example");
+  const std::string custom = dir.file("custom.onnx");
+  ASSERT_TRUE(save_model_proto(m, custom).ok());
+  RunRequest r = request("ref");
+  r.model_path = custom;
+  r.inputs = {{"X", Tensor::from_vector<float>({1, -1}, {2})}};
+  const RunResult res = pool.run(r);
+  ASSERT_EQ(res.verdict, Verdict::kUnsupported) << res.reason;
+  ASSERT_EQ(res.rejections.size(), 1u);
+  EXPECT_EQ(res.rejections[0].node, "relu0");
+  EXPECT_EQ(res.rejections[0].op_type, "Frobnicate");
+  EXPECT_EQ(res.rejections[0].node_index, 0);
+  EXPECT_EQ(res.rejections[0].reason, res.reason);
+  EXPECT_NE(res.reason.find("Frobnicate"), std::string::npos) << res.reason;
 }
 
 TEST_F(WorkerPoolTest, AWorkerServesManyJobs) {
-  ASSERT_EQ(pool.run(request("ref")).verdict, "ok");
+  ASSERT_EQ(pool.run(request("ref")).verdict, Verdict::kOk);
   const int pid = pool.worker_pid("ref");
   EXPECT_GT(pid, 0);
   auto no_trace = request("ref");
   no_trace.capture.all_layers = false;
   const RunResult again = pool.run(no_trace);
-  EXPECT_EQ(again.verdict, "ok");
+  EXPECT_EQ(again.verdict, Verdict::kOk);
   EXPECT_TRUE(again.trace.empty());
   EXPECT_EQ(pool.worker_pid("ref"), pid);
 }
@@ -68,7 +96,7 @@ TEST_F(WorkerPoolTest, HashOnlyCaptureStreamsEveryLayerWithoutTensors) {
   auto req = request("ref");
   req.capture.keep_tensors = false;
   const RunResult hashes = pool.run(req);
-  ASSERT_EQ(hashes.verdict, "ok") << hashes.reason;
+  ASSERT_EQ(hashes.verdict, Verdict::kOk) << hashes.reason;
   const RunResult full = pool.run(request("ref"));
   ASSERT_EQ(hashes.trace.size(), full.trace.size());
   ASSERT_FALSE(hashes.trace.empty());
@@ -81,12 +109,12 @@ TEST_F(WorkerPoolTest, HashOnlyCaptureStreamsEveryLayerWithoutTensors) {
 
 TEST_F(WorkerPoolTest, RestartGivesTheNextJobAFreshProcessWithTheSameBits) {
   const RunResult first = pool.run(request("ref:acc=lanes8"));
-  ASSERT_EQ(first.verdict, "ok");
+  ASSERT_EQ(first.verdict, Verdict::kOk);
   const int pid = pool.worker_pid("ref:acc=lanes8");
   pool.restart("ref:acc=lanes8");
   EXPECT_EQ(pool.worker_pid("ref:acc=lanes8"), -1);
   const RunResult second = pool.run(request("ref:acc=lanes8"));
-  ASSERT_EQ(second.verdict, "ok");
+  ASSERT_EQ(second.verdict, Verdict::kOk);
   EXPECT_NE(pool.worker_pid("ref:acc=lanes8"), pid);
   EXPECT_EQ(second.outputs[0].hash, first.outputs[0].hash);
 }
@@ -96,7 +124,7 @@ TEST_F(WorkerPoolTest, SignalsBecomeCrashVerdictsAndTheWorkerIsRestarted) {
            {"SEGV", "SIGSEGV"}, {"ILL", "SIGILL"}, {"ABRT", "SIGABRT"}}) {
     const std::string platform = "crashtest:signal=" + sig;
     const RunResult r = pool.run(request(platform));
-    EXPECT_EQ(r.verdict, "crash") << platform;
+    EXPECT_EQ(r.verdict, Verdict::kCrash) << platform;
     EXPECT_EQ(r.reason.rfind(name + ": ", 0), 0u) << r.reason;
     EXPECT_NE(r.reason.find("after node 'conv1'"), std::string::npos) << r.reason;
     // The first node's output was streamed before the worker died.
@@ -106,19 +134,19 @@ TEST_F(WorkerPoolTest, SignalsBecomeCrashVerdictsAndTheWorkerIsRestarted) {
     EXPECT_EQ(pool.worker_pid(platform), -1);
   }
   // Other platforms in the same pool are untouched, and a crashed platform gets a fresh worker.
-  EXPECT_EQ(pool.run(request("ref")).verdict, "ok");
-  EXPECT_EQ(pool.run(request("crashtest:signal=SEGV")).verdict, "crash");
+  EXPECT_EQ(pool.run(request("ref")).verdict, Verdict::kOk);
+  EXPECT_EQ(pool.run(request("crashtest:signal=SEGV")).verdict, Verdict::kCrash);
 }
 
 TEST_F(WorkerPoolTest, HangsBecomeTimeoutsAndTheNextJobGetsAFreshWorker) {
   const RunResult r = pool.run(request("crashtest:signal=hang", 0.5));
-  EXPECT_EQ(r.verdict, "timeout");
+  EXPECT_EQ(r.verdict, Verdict::kTimeout);
   EXPECT_NE(r.reason.find("no result within 0.5 s"), std::string::npos) << r.reason;
   EXPECT_NE(r.reason.find("the worker was killed"), std::string::npos) << r.reason;
   EXPECT_EQ(pool.worker_pid("crashtest:signal=hang"), -1);
   // crashtest without a signal computes like ref: the same bits.
   const RunResult ok = pool.run(request("crashtest"));
-  ASSERT_EQ(ok.verdict, "ok") << ok.reason;
+  ASSERT_EQ(ok.verdict, Verdict::kOk) << ok.reason;
   EXPECT_EQ(ok.outputs[0].hash, pool.run(request("ref")).outputs[0].hash);
 }
 
@@ -126,7 +154,7 @@ TEST_F(WorkerPoolTest, EnvironmentIsAppliedBeforeLibrariesLoad) {
   // load=ILL travels as an environment variable that a load-time constructor reads: it can only
   // fire if the worker re-exec'd itself with the platform's environment.
   const RunResult r = pool.run(request("crashtest:load=ILL"));
-  EXPECT_EQ(r.verdict, "crash");
+  EXPECT_EQ(r.verdict, Verdict::kCrash);
   EXPECT_EQ(r.reason.rfind("SIGILL: ", 0), 0u) << r.reason;
   EXPECT_NE(r.reason.find("while starting"), std::string::npos) << r.reason;
   EXPECT_EQ(pool.start("crashtest:load=ILL").code(), StatusCode::kInternal);
@@ -137,7 +165,7 @@ TEST_F(WorkerPoolTest, BadSpecsAreErrorsFromTheWorkersRegistry) {
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("unknown backend 'tpu'"), std::string::npos) << st.message();
   const RunResult r = pool.run(request("crashtest:signal=KILL"));
-  EXPECT_EQ(r.verdict, "error");
+  EXPECT_EQ(r.verdict, Verdict::kError);
   EXPECT_NE(r.reason.find("signal=KILL is not one of"), std::string::npos) << r.reason;
 }
 

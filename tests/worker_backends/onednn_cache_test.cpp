@@ -120,7 +120,7 @@ TEST(WorkerModelCache, ARewrittenModelFileIsLoadedAgain) {
   req.model_path = path;
   req.inputs["X"] = random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, 7);
   const RunResult first = run_in_process(req);
-  ASSERT_EQ(first.verdict, "ok") << first.reason;
+  ASSERT_EQ(first.verdict, Verdict::kOk) << first.reason;
   for (auto& init : *proto.mutable_graph()->mutable_initializer()) {
     if (init.name() != "bfc") continue;
     Tensor b = *tensor_from_proto(init);
@@ -132,7 +132,7 @@ TEST(WorkerModelCache, ARewrittenModelFileIsLoadedAgain) {
   const RunResult second = run_in_process(req);
   req.model_path = save(proto, dir.path.string(), "other.onnx");
   const RunResult fresh = run_in_process(req);
-  ASSERT_EQ(second.verdict, "ok");
+  ASSERT_EQ(second.verdict, Verdict::kOk);
   EXPECT_NE(second.outputs[0].hash, first.outputs[0].hash);
   EXPECT_EQ(second.outputs[0].hash, fresh.outputs[0].hash);
 }

@@ -141,9 +141,11 @@ TEST(Onednn, IsaLevelsGiveDifferentBitsOnALongReduction) {
     std::printf("isa=%s %s %s\n", isa.c_str(), hash_of[isa].c_str(),
                 child_field(r.out, "IMPL conv").c_str());
   }
-  // Measured on this machine: sse41, avx2 and avx512_core run different kernels with different
-  // bits; avx runs the same blocking as sse41 here.
-  EXPECT_GE(distinct.size(), std::min<size_t>(3, hash_of.size()));
+  // Measured: sse41, avx2 and avx512_core run different kernels with different bits; avx runs the
+  // same blocking as sse41. Without AVX-512 (AMD EPYC of this CI) two patterns remain.
+  ASSERT_TRUE(hash_of.count("avx2")) << "this test needs an AVX2 CPU";
+  EXPECT_GE(distinct.size(), hash_of.count("avx512_core") ? 3u : 2u);
+  EXPECT_NE(hash_of["sse41"], hash_of["avx2"]);
 }
 
 }  // namespace

@@ -45,10 +45,11 @@ class Executor {
       const Node& node = graph.nodes[node_index];
       const int64_t opset = model_.opset_for(node.domain);
       auto def = KernelRegistry::global().find(node.domain, node.op_type, opset);
-      if (!def.ok()) return def.status().with_context(node.label());
+      const auto at = static_cast<int64_t>(node.index);
+      if (!def.ok()) return def.status().with_context(node.label()).at_node(at);
       if ((*def)->check) {
         Status st = (*def)->check(node, opset);
-        if (!st.ok()) return st.with_context(node.label());
+        if (!st.ok()) return st.with_context(node.label()).at_node(at);
       }
       std::vector<const Value*> inputs;
       inputs.reserve(node.inputs.size());
@@ -81,7 +82,7 @@ class Executor {
         const std::string& msg = st.message();
         // Kernels usually name the node already; add it where they did not.
         if (msg.rfind(node.label(), 0) != 0) st = st.with_context(node.label());
-        return st;
+        return st.at_node(at);
       }
       auto& outs = ctx.outputs();
       // Ops that create floating tensors of a fixed type (Constant value_float, RandomUniform, ...)

@@ -49,11 +49,11 @@ double max_rel_error(const Tensor& a, const Tensor& ref) {
 
 TEST_F(OrtTest, EveryLevelMatchesTheReferenceAndTracesEveryNode) {
   const RunResult ref = pool.run(request("ref"));
-  ASSERT_EQ(ref.verdict, "ok") << ref.reason;
+  ASSERT_EQ(ref.verdict, Verdict::kOk) << ref.reason;
   for (const char* level : {"disabled", "basic", "extended", "all"}) {
     const std::string platform = std::string("ort:opt=") + level;
     const RunResult r = pool.run(request(platform));
-    ASSERT_EQ(r.verdict, "ok") << platform << ": " << r.reason;
+    ASSERT_EQ(r.verdict, Verdict::kOk) << platform << ": " << r.reason;
     ASSERT_EQ(r.outputs.size(), 1u);
     EXPECT_EQ(r.outputs[0].value, "logits");
     EXPECT_LT(max_rel_error(r.outputs[0].tensor, ref.outputs[0].tensor), 1e-4) << platform;
@@ -71,8 +71,8 @@ TEST_F(OrtTest, TracingNeverChangesTheGraphOutputs) {
     const std::string platform = std::string("ort:opt=") + level;
     const RunResult traced = pool.run(request(platform, true));
     const RunResult plain = pool.run(request(platform, false));
-    ASSERT_EQ(traced.verdict, "ok") << traced.reason;
-    ASSERT_EQ(plain.verdict, "ok") << plain.reason;
+    ASSERT_EQ(traced.verdict, Verdict::kOk) << traced.reason;
+    ASSERT_EQ(plain.verdict, Verdict::kOk) << plain.reason;
     EXPECT_TRUE(plain.trace.empty());
     EXPECT_EQ(traced.outputs[0].hash, plain.outputs[0].hash) << platform;
   }
@@ -105,7 +105,7 @@ TEST_F(OrtTest, OptionsAreCheckedAndUnknownOpsAreUnsupportedWithOrtsMessage) {
   r.model_path = custom;
   r.inputs = {{"X", Tensor::from_vector<float>({1, -1}, {2})}};
   const RunResult res = pool.run(r);
-  EXPECT_EQ(res.verdict, "unsupported") << res.reason;
+  EXPECT_EQ(res.verdict, Verdict::kUnsupported) << res.reason;
   EXPECT_NE(res.reason.find("Frobnicate"), std::string::npos) << res.reason;
 }
 
