@@ -1,5 +1,6 @@
 // The `cuda` platform factory: `cuda:algo=winograd,tf32=off,deterministic=on,device=0`.
 #include "backends/cuda/cuda_backend.h"
+#include "platform/bindings/cuda_options.h"
 #include "platform/registry.h"
 #include "platform/spec.h"
 
