@@ -47,7 +47,7 @@ class Executor {
       auto def = KernelRegistry::global().find(node.domain, node.op_type, opset);
       if (!def.ok()) return def.status().with_context(node.label());
       if ((*def)->check) {
-        Status st = (*def)->check(node, opset);
+        Status st = (*def)->check(node, model_);
         if (!st.ok()) return st.with_context(node.label());
       }
       std::vector<const Value*> inputs;
@@ -147,11 +147,9 @@ class Executor {
 }  // namespace
 
 Status RefBackend::supports(const Node& node, const Model& model) const {
-  const int64_t opset = model.opset_for(node.domain);
-  auto def = KernelRegistry::global().find(node.domain, node.op_type, opset);
+  auto def = KernelRegistry::global().find(node.domain, node.op_type, model.opset_for(node.domain));
   if (!def.ok()) return def.status();
-  if ((*def)->check) return (*def)->check(node, opset);
-  return Status::Ok();
+  return (*def)->check ? (*def)->check(node, model) : Status::Ok();
 }
 
 Expected<std::vector<Value>> RefBackend::run_values(const Model& model,
