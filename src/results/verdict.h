@@ -22,8 +22,8 @@ enum class Verdict : uint8_t {
   kCount
 };
 
-inline constexpr std::array<std::string_view, static_cast<size_t>(Verdict::kCount)>
-    kVerdictNames = {"ok", "unsupported", "load-error", "crash", "timeout", "error"};
+inline constexpr std::array<std::string_view, static_cast<size_t>(Verdict::kCount)> kVerdictNames =
+    {"ok", "unsupported", "load-error", "crash", "timeout", "error"};
 static_assert(kVerdictNames.size() == static_cast<size_t>(Verdict::kCount),
               "every verdict needs its name");
 

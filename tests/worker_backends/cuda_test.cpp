@@ -5,6 +5,8 @@
 #ifdef INFERGAP_CUDA_BACKEND
 #include <cuda_runtime_api.h>
 
+#include <fstream>
+
 #include "backends/cuda/cuda_common.h"
 #endif
 
@@ -117,6 +119,38 @@ TEST_F(CudaConvnet, FixedAlgorithmRepeatsBitForBit) {
   Outcome b = run_platform("cuda:algo=implicit-gemm", model, feeds);
   ASSERT_TRUE(a.status.ok() && b.status.ok());
   EXPECT_EQ(hex_hash(a.outputs[0].tensor), hex_hash(b.outputs[0].tensor));
+}
+
+// Without a trace, outputs stay on the device between nodes: the same bits come back.
+TEST_F(CudaConvnet, UntracedRunsKeepValuesOnTheDeviceWithTheSameBits) {
+  const std::string spec_text = "cuda:algo=implicit-gemm";
+  Outcome traced = run_platform(spec_text, model, feeds);
+  ASSERT_TRUE(traced.status.ok()) << traced.status.to_string();
+  auto spec = parse_platform_spec(spec_text);
+  ASSERT_TRUE(spec.ok());
+  auto backend = make_backend(*spec);
+  ASSERT_TRUE(backend.ok()) << backend.status().to_string();
+  auto untraced = (*backend)->run(model, feeds, nullptr);
+  ASSERT_TRUE(untraced.ok()) << untraced.status().to_string();
+  EXPECT_EQ(hex_hash(untraced->at(0).tensor), hex_hash(traced.outputs[0].tensor));
+}
+
+// $INFERGAP_CUDA_ALGO_LOG gets the algorithm each Conv's note names, in node order.
+TEST_F(CudaConvnet, AlgorithmLogListsTheAlgorithmsTheNotesName) {
+  const std::string log = dir.file("algos.log");
+  ASSERT_EQ(setenv("INFERGAP_CUDA_ALGO_LOG", log.c_str(), 1), 0);
+  Outcome o = run_platform("cuda:algo=gemm/implicit-gemm", model, feeds);
+  unsetenv("INFERGAP_CUDA_ALGO_LOG");
+  ASSERT_TRUE(o.status.ok()) << o.status.to_string();
+  std::string expected = model.path + "\t";
+  for (const char* conv : {"conv1", "conv2"}) {
+    const std::string note = notes(o)[conv];  // "algo=NAME[ math=...][ (...)]"
+    expected += (expected.back() == '\t' ? "" : "/") + note.substr(5, note.find(' ') - 5);
+  }
+  std::ifstream in(log);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, expected);
 }
 
 TEST_F(CudaConvnet, Tf32AndDeterministicModesRunAndSayWhatTheyDid) {

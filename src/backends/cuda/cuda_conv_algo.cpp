@@ -8,12 +8,12 @@
 
 namespace ig::cuda {
 
-namespace {
-
 const char* fwd_algo_name(cudnnConvolutionFwdAlgo_t a) {
   const auto i = static_cast<size_t>(a);
   return i < kFixedAlgoCount ? kAlgoNames[i] : "unknown";
 }
+
+namespace {
 
 // tf32=off: FMA only (cuDNN's default math would allow TF32 for fp32 data on Ampere and newer);
 // on: the default math, which permits TF32 tensor cores, as PyTorch's allow_tf32 does.
@@ -165,6 +165,8 @@ Expected<double> time_candidate(Context& c, const ConvProblem& p, const ConvChoi
 // frameworks call benchmark mode. autotune takes its first acceptable entry; autotune-median
 // times each acceptable entry tune_runs times and takes the smallest median.
 Expected<ConvChoice> tuned_choice(Context& c, const ConvProblem& p, Algo rule) {
+  // Time on an idle stream: earlier nodes' work may still be queued (outputs stay on the device).
+  IG_RETURN_IF_ERROR(c.sync());
   IG_RETURN_IF_ERROR(set_math(p, base_math(c)));
   const size_t ws_bytes = tuning_workspace(c, p);
   IG_ASSIGN_OR_RETURN(void* ws, c.workspace(ws_bytes));

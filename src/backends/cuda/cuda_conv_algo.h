@@ -27,6 +27,8 @@ struct ConvChoice {
   std::string note;  // "algo=fft (autotune)", "algo=gemm (winograd not supported here: ...)"
 };
 
+// "winograd": the algorithm's name in kAlgoNames ("unknown" past them).
+const char* fwd_algo_name(cudnnConvolutionFwdAlgo_t a);
 // The algorithm for `rule`; leaves the math type of p.conv set to the choice's.
 Expected<ConvChoice> choose_conv_algo(Context& c, Algo rule, const ConvProblem& p);
 // cuDNN's heuristic choice, noted as a fallback from `requested`, which failed with `why`.

@@ -8,8 +8,7 @@
 
 namespace ig::cuda {
 
-Status check_conv(const Node& node, int64_t opset) {
-  (void)opset;
+Status check_conv(const Node& node, const Model&) {
   if (node.inputs.size() < 2) return invalid_argument("{}: Conv needs X and W", node.label());
   return Status::Ok();
 }
@@ -22,8 +21,8 @@ std::vector<int> to_int(const std::vector<int64_t>& v) { return {v.begin(), v.en
 
 Expected<OpResult> run_conv(Context& c, const OpArgs& a) {
   IG_RETURN_IF_ERROR(require_float(a, {0, 1, 2}));
-  const Tensor& x = a.in(0);
-  const Tensor& w = a.in(1);
+  const TensorInfo& x = a.in(0);
+  const TensorInfo& w = a.in(1);
   if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank()) {
     return unsupported("{}: cuDNN convolution needs X and W of equal rank 3 to 5 (got {} and {})",
                        a.node.label(), shape_to_string(x.shape()), shape_to_string(w.shape()));
@@ -98,7 +97,7 @@ Expected<OpResult> run_conv(Context& c, const OpArgs& a) {
     IG_CUDA_CALL(cudnnAddTensor, c.dnn(), &one, bdesc.get(), bd.data(), &one, ydesc.get(),
                  yd.data());
   }
-  return OpResult{yd, choice.note};
+  return OpResult{yd, choice.note, fwd_algo_name(choice.algo)};
 }
 
 }  // namespace ig::cuda

@@ -26,11 +26,12 @@ Expected<Bounds> clip_bounds(const Node& node, int64_t opset, const OpArgs* a) {
   if (!a) return b;  // known only when the node runs
   for (size_t i = 1; i <= 2; ++i) {
     if (!a->has(i)) continue;
-    const Tensor& t = a->in(i);
+    const TensorInfo& t = a->in(i);
     if (t.dtype() != DType::kFloat32 || t.numel() != 1) {
       return unsupported("{}: Clip bound {} must be a float32 scalar", node.label(), i);
     }
-    (i == 1 ? b.lo : b.hi) = t.data<float>()[0];
+    IG_ASSIGN_OR_RETURN(const Tensor* bound, a->host(i));
+    (i == 1 ? b.lo : b.hi) = bound->data<float>()[0];
   }
   return b;
 }
@@ -57,14 +58,14 @@ Expected<std::pair<cudnnActivationMode_t, double>> activation_of(const Node& nod
 
 }  // namespace
 
-Status check_activation(const Node& node, int64_t opset) {
-  return activation_of(node, opset, nullptr).status();
+Status check_activation(const Node& node, const Model& model) {
+  return activation_of(node, model.opset_for(node.domain), nullptr).status();
 }
 
 Expected<OpResult> run_activation(Context& c, const OpArgs& a) {
   IG_RETURN_IF_ERROR(require_float(a, {0}));
   IG_ASSIGN_OR_RETURN(auto act, activation_of(a.node, a.opset, &a));
-  const Tensor& x = a.in(0);
+  const TensorInfo& x = a.in(0);
   ActDesc adesc;
   TensorDesc desc;
   IG_RETURN_IF_ERROR(adesc.create());
@@ -84,8 +85,8 @@ Expected<OpResult> run_activation(Context& c, const OpArgs& a) {
 // Sub is A + (-1) * B; multiplying by +-1 is exact, so a - b rounds once, as ONNX asks.
 Expected<OpResult> run_binary(Context& c, const OpArgs& a) {
   IG_RETURN_IF_ERROR(require_float(a, {0, 1}));
-  const Tensor& x = a.in(0);
-  const Tensor& y = a.in(1);
+  const TensorInfo& x = a.in(0);
+  const TensorInfo& y = a.in(1);
   IG_ASSIGN_OR_RETURN(Shape out, broadcast_shapes({x.shape(), y.shape()}));
   const std::string& op = a.node.op_type;
   const size_t rank = std::max<size_t>(4, out.size());

@@ -46,16 +46,15 @@ const char* math_note(const Context& c) {
 
 }  // namespace
 
-Status check_gemm(const Node& node, int64_t opset) {
-  (void)opset;
+Status check_gemm(const Node& node, const Model&) {
   if (node.inputs.size() < 2) return invalid_argument("{}: Gemm needs A and B", node.label());
   return Status::Ok();
 }
 
 Expected<OpResult> run_gemm(Context& c, const OpArgs& a) {
   IG_RETURN_IF_ERROR(require_float(a, {0, 1, 2}));
-  const Tensor& ta = a.in(0);
-  const Tensor& tb = a.in(1);
+  const TensorInfo& ta = a.in(0);
+  const TensorInfo& tb = a.in(1);
   if (ta.rank() != 2 || tb.rank() != 2) {
     return invalid_argument("{}: Gemm needs 2-D A and B, got {} and {}", a.node.label(),
                             shape_to_string(ta.shape()), shape_to_string(tb.shape()));
@@ -77,15 +76,15 @@ Expected<OpResult> run_gemm(Context& c, const OpArgs& a) {
   if (a.has(2) && beta != 0.0f) {
     // C broadcast to Y on the host (pure data movement), then Y = alpha AB + beta Y in cuBLAS,
     // as ONNX Runtime's CUDA provider does.
-    const Tensor& tc = a.in(2);
-    IG_ASSIGN_OR_RETURN(Shape bs, broadcast_shapes({tc.shape(), out}));
+    IG_ASSIGN_OR_RETURN(const Tensor* tc, a.host(2));
+    IG_ASSIGN_OR_RETURN(Shape bs, broadcast_shapes({tc->shape(), out}));
     if (bs != out) {
       return invalid_argument("{}: C {} does not broadcast to {}", a.node.label(),
-                              shape_to_string(tc.shape()), shape_to_string(out));
+                              shape_to_string(tc->shape()), shape_to_string(out));
     }
     Tensor yc(DType::kFloat32, out);
-    for_each_broadcast<1>(out, {tc.shape()}, [&](int64_t i, const std::array<int64_t, 1>& off) {
-      yc.data<float>()[i] = tc.data<float>()[off[0]];
+    for_each_broadcast<1>(out, {tc->shape()}, [&](int64_t i, const std::array<int64_t, 1>& off) {
+      yc.data<float>()[i] = tc->data<float>()[off[0]];
     });
     IG_ASSIGN_OR_RETURN(yd, c.upload(yc));
   } else {
@@ -102,8 +101,8 @@ Expected<OpResult> run_gemm(Context& c, const OpArgs& a) {
 // dims (strided batched). 1-D operands and broadcast batch dims are not mapped.
 Expected<OpResult> run_matmul(Context& c, const OpArgs& a) {
   IG_RETURN_IF_ERROR(require_float(a, {0, 1}));
-  const Tensor& ta = a.in(0);
-  const Tensor& tb = a.in(1);
+  const TensorInfo& ta = a.in(0);
+  const TensorInfo& tb = a.in(1);
   if (ta.rank() < 2 || tb.rank() < 2) {
     return unsupported("{}: MatMul with a 1-D operand is not mapped to cuBLAS", a.node.label());
   }

@@ -18,8 +18,7 @@ std::vector<int> to_int(const std::vector<int64_t>& v) { return {v.begin(), v.en
 
 }  // namespace
 
-Status check_pool(const Node& node, int64_t opset) {
-  (void)opset;
+Status check_pool(const Node& node, const Model&) {
   if (extra_output_wanted(node)) {
     return unsupported("{}: MaxPool's Indices output has no cuDNN equivalent", node.label());
   }
@@ -30,7 +29,7 @@ Status check_pool(const Node& node, int64_t opset) {
 
 Expected<OpResult> run_pool(Context& c, const OpArgs& a) {
   IG_RETURN_IF_ERROR(require_float(a, {0}));
-  const Tensor& x = a.in(0);
+  const TensorInfo& x = a.in(0);
   if (x.rank() < 3 || x.rank() > 5) {
     return unsupported("{}: cuDNN pooling needs rank 3 to 5, got {}", a.node.label(),
                        shape_to_string(x.shape()));
@@ -88,7 +87,8 @@ Expected<OpResult> run_pool(Context& c, const OpArgs& a) {
   return OpResult{yd, "cudnnPoolingForward " + what};
 }
 
-Status check_batchnorm(const Node& node, int64_t opset) {
+Status check_batchnorm(const Node& node, const Model& model) {
+  const int64_t opset = model.opset_for(node.domain);
   if (node.attr_int("training_mode", 0) != 0 || extra_output_wanted(node)) {
     return unsupported("{}: only inference BatchNormalization (one output) maps to cuDNN",
                        node.label());
@@ -103,7 +103,7 @@ Status check_batchnorm(const Node& node, int64_t opset) {
 
 Expected<OpResult> run_batchnorm(Context& c, const OpArgs& a) {
   IG_RETURN_IF_ERROR(require_float(a, {0, 1, 2, 3, 4}));
-  const Tensor& x = a.in(0);
+  const TensorInfo& x = a.in(0);
   if (x.rank() < 2 || x.rank() > 5) {
     return unsupported("{}: cuDNN batch normalization needs rank 2 to 5, got {}", a.node.label(),
                        shape_to_string(x.shape()));
@@ -135,7 +135,7 @@ Expected<OpResult> run_batchnorm(Context& c, const OpArgs& a) {
 
 Expected<OpResult> run_softmax(Context& c, const OpArgs& a) {
   IG_RETURN_IF_ERROR(require_float(a, {0}));
-  const Tensor& x = a.in(0);
+  const TensorInfo& x = a.in(0);
   const int64_t r = x.rank();
   if (r == 0) return unsupported("{}: softmax of a scalar", a.node.label());
   int64_t axis = a.node.attr_int("axis", a.opset >= 13 ? -1 : 1);

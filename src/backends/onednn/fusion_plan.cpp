@@ -15,9 +15,9 @@ bool commutative(const Node& n) {
 }
 }  // namespace
 
-FusionPlan plan_fusion(const Model& model, const std::function<bool(const Node&)>& native) {
+NodeGroups plan_fusion(const Model& model, const std::function<bool(const Node&)>& native) {
   const Graph& g = model.graph;
-  FusionPlan plan;
+  NodeGroups plan;
   plan.group_of.assign(g.nodes.size(), -1);
   // Who reads each value; graph outputs must stay materialized, so they never fuse away.
   std::unordered_map<std::string, std::vector<size_t>> readers;
@@ -29,12 +29,14 @@ FusionPlan plan_fusion(const Model& model, const std::function<bool(const Node&)
 
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& head = g.nodes[i];
-    const OpDef* def = head.domain.empty() ? find_op(head.op_type) : nullptr;
-    if (plan.group_of[i] >= 0 || !def || !def->takes_post_ops || !native(head) ||
+    // An operator oneDNN does not map heads no group (the reason is never shown).
+    auto def = find_op_entry(ops(), head.domain, head.op_type, model.opset_for(head.domain),
+                             [] { return unsupported("not mapped"); });
+    if (plan.group_of[i] >= 0 || !def.ok() || !(*def)->run.takes_post_ops || !native(head) ||
         head.outputs.size() != 1) {
       continue;
     }
-    FusionGroup group{{i}};
+    NodeGroup group{{i}};
     std::string value = head.outputs[0];
     while (group.nodes.size() < kMaxGroup && !graph_outputs.count(value)) {
       auto it = readers.find(value);
@@ -55,15 +57,6 @@ FusionPlan plan_fusion(const Model& model, const std::function<bool(const Node&)
     plan.groups.push_back(std::move(group));
   }
   return plan;
-}
-
-std::string covers_of(const Graph& graph, const FusionGroup& group) {
-  std::string s;
-  for (size_t n : group.nodes) {
-    const Node& node = graph.nodes[n];
-    s += (s.empty() ? "" : ",") + (node.name.empty() ? "#" + std::to_string(n) : node.name);
-  }
-  return s;
 }
 
 }  // namespace ig::onednn

@@ -2,28 +2,27 @@
 // activations reordered into the layouts oneDNN picks and back to plain tensors for the trace.
 #pragma once
 
-#include "backends/backend.h"
+#include "backends/library/library_backend.h"
 #include "backends/onednn/onednn_common.h"
-#include "backends/ref/ref_backend.h"
 #include "model/model_identity.h"
 
 namespace ig {
 
-class OnednnBackend : public Backend {
+class OnednnBackend : public LibraryBackend {
  public:
-  explicit OnednnBackend(onednn::Options options) { ctx_.opt = std::move(options); }
-  std::string name() const override { return ctx_.opt.fallback_ref ? "onednn+ref" : "onednn"; }
-  Status supports(const Node& node, const Model& model) const override;
-  Expected<std::vector<Value>> run_values(const Model& model,
-                                          const std::map<std::string, Value>& feeds,
-                                          const NodeCallback& on_node) override;
-  // Ok when oneDNN itself runs the node; otherwise the reason (the reference fallback aside).
-  Status native_support(const Node& node, const Model& model) const;
+  explicit OnednnBackend(onednn::Options options) : LibraryBackend("onednn", {"oneDNN", "oneDNN"}) {
+    ctx_.opt = std::move(options);
+  }
+  bool fallback_ref() const override { return ctx_.opt.fallback_ref; }
+
+ protected:
+  Status check_native(const Node& node, const Model& model) const override;
+  std::unique_ptr<LibraryRun> begin_run(const Model& model,
+                                        const std::map<std::string, Value>& feeds) override;
 
  private:
   onednn::Ctx ctx_;
   ModelVersion version_;  // of the model the primitive cache was built for
-  RefBackend ref_;
 };
 
 }  // namespace ig

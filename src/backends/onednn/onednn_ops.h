@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backends/onednn/onednn_common.h"
+#include "backends/op_table.h"
 
 namespace ig::onednn {
 
@@ -17,18 +18,18 @@ struct OpInputs {
   bool has(size_t i) const { return i < in.size() && in[i] && in[i]->defined(); }
 };
 
-struct OpDef {
-  const char* op_type;
-  // Ok or kUnsupported with a reason, from the node alone (attributes, constant inputs).
-  Status (*check)(const Node& node, const Model& model);
-  Expected<OpResult> (*run)(Ctx& c, const OpInputs& x, const std::vector<PostOp>& post);
-  bool takes_post_ops = false;  // may head a fused group
+using RunFn = Expected<OpResult> (*)(Ctx& c, const OpInputs& x, const std::vector<PostOp>& post);
+// How oneDNN runs an operator: one node, optionally with post-ops fused from the nodes after it
+// when `takes_post_ops` (it may head a fused group).
+struct Run {
+  RunFn fn = nullptr;
+  bool takes_post_ops = false;
 };
+// Checks say what oneDNN can do from the node alone (attributes, constant inputs).
+using OpDef = OpEntry<Run>;
 
-// nullptr when oneDNN has no mapping for the operator.
-const OpDef* find_op(const std::string& op_type);
-// All mapped operators, for messages.
-std::vector<std::string> op_names();
+// Every mapped operator: the nn table, then the elementwise one.
+const std::vector<OpDef>& ops();
 
 // The eltwise algorithm an ONNX unary node maps to, if any (also used to fuse it as a post-op).
 std::optional<PostOp> eltwise_post_op(const Node& node, const Model& model);

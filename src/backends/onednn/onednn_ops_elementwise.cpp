@@ -160,7 +160,6 @@ Expected<OpResult> run_transpose(Ctx& c, const OpInputs& x, const std::vector<Po
 }
 
 Expected<OpResult> run_eltwise(Ctx& c, const OpInputs& x, const std::vector<PostOp>& post);
-Status no_check(const Node&, const Model&) { return Status::Ok(); }
 
 }  // namespace
 
@@ -227,50 +226,42 @@ Expected<OpResult> run_eltwise(Ctx& c, const OpInputs& x, const std::vector<Post
 
 const std::vector<OpDef>& elementwise_ops() {
   static const std::vector<OpDef> kOps = {
-      {"Relu", check_eltwise, run_eltwise, true},
-      {"LeakyRelu", check_eltwise, run_eltwise, true},
-      {"Elu", check_eltwise, run_eltwise, true},
-      {"Sigmoid", check_eltwise, run_eltwise, true},
-      {"Tanh", check_eltwise, run_eltwise, true},
-      {"Exp", check_eltwise, run_eltwise, true},
-      {"Log", check_eltwise, run_eltwise, true},
-      {"Sqrt", check_eltwise, run_eltwise, true},
-      {"Abs", check_eltwise, run_eltwise, true},
-      {"Neg", check_eltwise, run_eltwise, true},
-      {"Round", check_eltwise, run_eltwise, true},
-      {"HardSwish", check_eltwise, run_eltwise, true},
-      {"Mish", check_eltwise, run_eltwise, true},
-      {"Gelu", check_eltwise, run_eltwise, true},
-      {"Clip", check_eltwise, run_eltwise, true},
-      {"Add", no_check, run_binary, true},
-      {"Sub", no_check, run_binary, true},
-      {"Mul", no_check, run_binary, true},
-      {"Div", no_check, run_binary, true},
-      {"Max", no_check, run_binary, true},
-      {"Min", no_check, run_binary, true},
-      {"Softmax", no_check, run_softmax, false},
-      {"LogSoftmax", no_check, run_softmax, false},
-      {"Concat", no_check, run_concat, false},
-      {"Transpose", no_check, run_transpose, false},
+      {"", "Relu", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "LeakyRelu", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Elu", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Sigmoid", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Tanh", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Exp", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Log", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Sqrt", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Abs", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Neg", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Round", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "HardSwish", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Mish", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Gelu", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Clip", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
+      {"", "Add", 1, kMaxOpset, {run_binary, true}},
+      {"", "Sub", 1, kMaxOpset, {run_binary, true}},
+      {"", "Mul", 1, kMaxOpset, {run_binary, true}},
+      {"", "Div", 1, kMaxOpset, {run_binary, true}},
+      {"", "Max", 1, kMaxOpset, {run_binary, true}},
+      {"", "Min", 1, kMaxOpset, {run_binary, true}},
+      {"", "Softmax", 1, kMaxOpset, {run_softmax, false}},
+      {"", "LogSoftmax", 1, kMaxOpset, {run_softmax, false}},
+      {"", "Concat", 1, kMaxOpset, {run_concat, false}},
+      {"", "Transpose", 1, kMaxOpset, {run_transpose, false}},
   };
   return kOps;
 }
 
-const OpDef* find_op(const std::string& op_type) {
-  for (const auto* table : {&nn_ops(), &elementwise_ops()}) {
-    for (const auto& d : *table) {
-      if (op_type == d.op_type) return &d;
-    }
-  }
-  return nullptr;
-}
-
-std::vector<std::string> op_names() {
-  std::vector<std::string> names;
-  for (const auto* table : {&nn_ops(), &elementwise_ops()}) {
-    for (const auto& d : *table) names.push_back(d.op_type);
-  }
-  return names;
+const std::vector<OpDef>& ops() {
+  static const std::vector<OpDef> kOps = [] {
+    std::vector<OpDef> all = nn_ops();
+    all.insert(all.end(), elementwise_ops().begin(), elementwise_ops().end());
+    return all;
+  }();
+  return kOps;
 }
 
 Status require_float(const OpInputs& x) {

@@ -309,21 +309,19 @@ Expected<OpResult> run_ln(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
   return execute<dnnl::layer_normalization_forward>(c, pd, args, X.shape(), post);
 }
 
-Status no_check(const Node&, const Model&) { return Status::Ok(); }
-
 }  // namespace
 
 const std::vector<OpDef>& nn_ops() {
   static const std::vector<OpDef> kOps = {
-      {"Conv", check_conv, run_conv, true},
-      {"Gemm", check_gemm, run_gemm, true},
-      {"MatMul", no_check, run_matmul, true},
-      {"MaxPool", check_pool, run_pool, false},
-      {"AveragePool", check_pool, run_pool, false},
-      {"GlobalAveragePool", no_check, run_pool, false},
-      {"GlobalMaxPool", no_check, run_pool, false},
-      {"BatchNormalization", check_bn, run_bn, false},
-      {"LayerNormalization", check_ln, run_ln, false},
+      {"", "Conv", 1, kMaxOpset, {run_conv, true}, check_conv},
+      {"", "Gemm", 1, kMaxOpset, {run_gemm, true}, check_gemm},
+      {"", "MatMul", 1, kMaxOpset, {run_matmul, true}},
+      {"", "MaxPool", 1, kMaxOpset, {run_pool, false}, check_pool},
+      {"", "AveragePool", 1, kMaxOpset, {run_pool, false}, check_pool},
+      {"", "GlobalAveragePool", 1, kMaxOpset, {run_pool, false}},
+      {"", "GlobalMaxPool", 1, kMaxOpset, {run_pool, false}},
+      {"", "BatchNormalization", 1, kMaxOpset, {run_bn, false}, check_bn},
+      {"", "LayerNormalization", 1, kMaxOpset, {run_ln, false}, check_ln},
   };
   return kOps;
 }

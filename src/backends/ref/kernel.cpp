@@ -11,19 +11,10 @@ void KernelRegistry::add(KernelDef def) { defs_.push_back(std::move(def)); }
 
 Expected<const KernelDef*> KernelRegistry::find(const std::string& domain,
                                                 const std::string& op_type, int64_t opset) const {
-  std::string ranges;
-  for (const auto& d : defs_) {
-    if (d.domain != domain || d.op_type != op_type) continue;
-    if (opset >= d.since && opset <= d.until) return &d;
-    ranges += fmt::format("{}[{}, {}]", ranges.empty() ? "" : ", ", d.since,
-                          d.until == kMaxOpset ? std::string("latest") : std::to_string(d.until));
-  }
-  const std::string op = domain.empty() ? op_type : domain + "." + op_type;
-  if (!ranges.empty()) {
-    return unsupported("{} is implemented for opsets {} but the model uses opset {}", op, ranges,
-                       opset);
-  }
-  return unsupported("operator {} is not implemented by the reference backend", op);
+  return find_op_entry(defs_, domain, op_type, opset, [&] {
+    const std::string op = domain.empty() ? op_type : domain + "." + op_type;
+    return unsupported("operator {} is not implemented by the reference backend", op);
+  });
 }
 
 const Value& KernelContext::input_value(size_t i) const {

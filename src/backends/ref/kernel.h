@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/op_table.h"
 #include "backends/ref/numerics.h"
 #include "backends/value.h"
 #include "model/graph.h"
@@ -14,19 +15,9 @@ namespace ig {
 
 class KernelContext;
 using KernelFn = Status (*)(KernelContext& ctx);
-// Optional static check: Ok, or kUnsupported with a reason ("Conv with auto_pad=VALID and ...").
-using KernelCheckFn = Status (*)(const Node& node, int64_t opset);
-
-inline constexpr int kMaxOpset = 1000;
-
-struct KernelDef {
-  std::string domain;  // "" is ai.onnx
-  std::string op_type;
-  int since = 1;
-  int until = kMaxOpset;  // inclusive
-  KernelFn run = nullptr;
-  KernelCheckFn check = nullptr;
-};
+// The shared table shape (backends/op_table.h); its optional check says Ok or kUnsupported with a
+// reason ("Conv with auto_pad=VALID and ...").
+using KernelDef = OpEntry<KernelFn>;
 
 class KernelRegistry {
  public:

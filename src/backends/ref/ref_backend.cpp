@@ -48,7 +48,7 @@ class Executor {
       const auto at = static_cast<int64_t>(node.index);
       if (!def.ok()) return def.status().with_context(node.label()).at_node(at);
       if ((*def)->check) {
-        Status st = (*def)->check(node, opset);
+        Status st = (*def)->check(node, model_);
         if (!st.ok()) return st.with_context(node.label()).at_node(at);
       }
       std::vector<const Value*> inputs;
@@ -148,11 +148,9 @@ class Executor {
 }  // namespace
 
 Status RefBackend::supports(const Node& node, const Model& model) const {
-  const int64_t opset = model.opset_for(node.domain);
-  auto def = KernelRegistry::global().find(node.domain, node.op_type, opset);
+  auto def = KernelRegistry::global().find(node.domain, node.op_type, model.opset_for(node.domain));
   if (!def.ok()) return def.status();
-  if ((*def)->check) return (*def)->check(node, opset);
-  return Status::Ok();
+  return (*def)->check ? (*def)->check(node, model) : Status::Ok();
 }
 
 Expected<std::vector<Value>> RefBackend::run_values(const Model& model,
