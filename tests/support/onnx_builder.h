@@ -54,6 +54,17 @@ inline onnx::ModelProto relu_model() {
   return m;
 }
 
+// relu_model() with its node turned into com.example's Frobnicate: an operator no platform runs.
+inline onnx::ModelProto custom_op_model() {
+  onnx::ModelProto m = relu_model();
+  auto* os = m.add_opset_import();
+  os->set_domain("com.example");
+  os->set_version(1);
+  m.mutable_graph()->mutable_node(0)->set_op_type("Frobnicate");
+  m.mutable_graph()->mutable_node(0)->set_domain("com.example");
+  return m;
+}
+
 // A fresh, empty folder under the system temp dir, removed by the destructor.
 struct TempDir {
   std::filesystem::path path;

@@ -59,12 +59,7 @@ TEST_F(WorkerPoolTest, RefThroughAWorkerIsBitIdenticalToInProcess) {
 }
 
 TEST_F(WorkerPoolTest, RefusedNodesComeBackAsRecordsNotJustText) {
-  onnx::ModelProto m = testing::relu_model();
-  auto* os = m.add_opset_import();
-  os->set_domain("com.example");
-  os->set_version(1);
-  m.mutable_graph()->mutable_node(0)->set_op_type("Frobnicate");
-  m.mutable_graph()->mutable_node(0)->set_domain("com.example");
+  const onnx::ModelProto m = testing::custom_op_model();
   const std::string custom = dir.file("custom.onnx");
   ASSERT_TRUE(save_model_proto(m, custom).ok());
   RunRequest r = request("ref");
