@@ -40,7 +40,7 @@ Expected<Data> load(const Store& store, const std::string& oracle) {
     // Repetitions and other hosts of a merged store: the first stored run stands for the platform.
     if (c.runs.count(r.key.platform)) continue;
     Run run{r.id, r.verdict, r.reason, {}, {}, {}, false, false, false};
-    if (auto it = rejected.find(r.id); it != rejected.end()) run.rejections = it->second;
+    if (auto it = rejected.find(r.id); it != rejected.end()) run.rejections = std::move(it->second);
     IG_ASSIGN_OR_RETURN(auto outs, store.outputs(r.id));
     for (const auto& o : outs) {
       run.values[o.value] = o.tensor;

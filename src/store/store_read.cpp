@@ -191,26 +191,32 @@ Expected<std::vector<StoredOutput>> Store::outputs(int64_t run) const {
   return out;
 }
 
-Expected<std::vector<Rejection>> Store::rejections(int64_t run) const {
-  std::vector<Rejection> out;
-  sql::Stmt st(db_,
-               "SELECT node, op_type, node_index, reason FROM rejections WHERE run = ? "
-               "ORDER BY position");
-  st.bind(1, run);
-  while (st.step()) out.push_back({st.text(0), st.text(1), st.integer(2), st.text(3)});
-  IG_RETURN_IF_ERROR(st.status());
-  return out;
-}
+namespace {
 
-Expected<std::map<int64_t, std::vector<Rejection>>> Store::all_rejections() const {
+constexpr const char* kRejectionColumns =
+    "SELECT run, node, op_type, node_index, reason FROM rejections ";
+
+// The statement's rejection rows, by run id, each run's in position order.
+Expected<std::map<int64_t, std::vector<Rejection>>> rejections_by_run(sql::Stmt& st) {
   std::map<int64_t, std::vector<Rejection>> out;
-  sql::Stmt st(db_,
-               "SELECT run, node, op_type, node_index, reason FROM rejections "
-               "ORDER BY run, position");
   while (st.step())
     out[st.integer(0)].push_back({st.text(1), st.text(2), st.integer(3), st.text(4)});
   IG_RETURN_IF_ERROR(st.status());
   return out;
+}
+
+}  // namespace
+
+Expected<std::vector<Rejection>> Store::rejections(int64_t run) const {
+  sql::Stmt st(db_, (std::string(kRejectionColumns) + "WHERE run = ? ORDER BY position").c_str());
+  st.bind(1, run);
+  IG_ASSIGN_OR_RETURN(auto by_run, rejections_by_run(st));
+  return std::move(by_run[run]);
+}
+
+Expected<std::map<int64_t, std::vector<Rejection>>> Store::all_rejections() const {
+  sql::Stmt st(db_, (std::string(kRejectionColumns) + "ORDER BY run, position").c_str());
+  return rejections_by_run(st);
 }
 
 Status Store::merge_from(const std::string& other) {
