@@ -13,6 +13,31 @@ constexpr size_t kMaxGroup = 4;
 bool commutative(const Node& n) {
   return n.op_type == "Add" || n.op_type == "Mul" || n.op_type == "Max" || n.op_type == "Min";
 }
+
+// False when the declared shapes show `next` widening `value` (a gate [1,C,1,1] times x[1,C,H,W]):
+// a post-op only sees the anchor's elements. Unknown shapes pass here; execute() checks the
+// real shapes and the group then runs unfused.
+bool keeps_shape(const Graph& g, const std::string& value, const Node& next) {
+  auto declared = [&](const std::string& name) -> const ValueInfo* {
+    auto it = g.value_info.find(name);
+    if (it != g.value_info.end()) return it->second.has_shape ? &it->second : nullptr;
+    for (const auto& o : g.outputs) {
+      if (o.name == name) return o.has_shape ? &o : nullptr;
+    }
+    return nullptr;
+  };
+  const ValueInfo* in = declared(value);
+  const ValueInfo* out = declared(next.outputs[0]);
+  if (!in || !out) return true;
+  if (in->dims.size() != out->dims.size()) return false;
+  for (size_t i = 0; i < in->dims.size(); ++i) {
+    const Dim& a = in->dims[i];
+    const Dim& b = out->dims[i];
+    if (a.value >= 0 && b.value >= 0 && a.value != b.value) return false;
+    if (a.value < 0 && b.value < 0 && !a.symbol.empty() && a.symbol != b.symbol) return false;
+  }
+  return true;
+}
 }  // namespace
 
 NodeGroups plan_fusion(const Model& model, const std::function<bool(const Node&)>& native) {
@@ -47,7 +72,8 @@ NodeGroups plan_fusion(const Model& model, const std::function<bool(const Node&)
       const bool eltwise = eltwise_post_op(next, model) && next.inputs[0] == value;
       const bool binary =
           binary_alg(next) && next.inputs[0] != next.inputs[1] &&
-          (next.inputs[0] == value || (next.inputs[1] == value && commutative(next)));
+          (next.inputs[0] == value || (next.inputs[1] == value && commutative(next))) &&
+          keeps_shape(g, value, next);
       if (!eltwise && !binary) break;
       group.nodes.push_back(j);
       value = next.outputs[0];

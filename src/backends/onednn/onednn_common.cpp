@@ -82,6 +82,23 @@ dnnl::primitive_attr make_attr_any(const std::vector<PostOp>& post, const Shape&
   return attr_with(post, out.size(), &out);
 }
 
+Status check_post_ops_fit(const std::vector<PostOp>& post, const Shape& out_shape) {
+  for (const auto& p : post) {
+    if (!p.binary) continue;
+    const Shape& other = p.other.shape();
+    bool fits = other.size() <= out_shape.size();
+    for (size_t i = 0; fits && i < other.size(); ++i) {
+      const int64_t o = other[other.size() - 1 - i];
+      fits = o == 1 || o == out_shape[out_shape.size() - 1 - i];
+    }
+    if (!fits) {
+      return unsupported("binary post-op operand {} does not broadcast into the fused output {}",
+                         p.other.describe(), shape_to_string(out_shape));
+    }
+  }
+  return Status::Ok();
+}
+
 std::vector<Arg> with_post_op_args(const std::vector<Arg>& srcs, const std::vector<PostOp>& post,
                                    size_t out_rank) {
   std::vector<Arg> all = srcs;

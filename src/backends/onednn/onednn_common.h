@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/status.h"
 #include "model/graph.h"
 #include "tensor/tensor.h"
 
@@ -116,9 +117,15 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
 std::vector<Arg> with_post_op_args(const std::vector<Arg>& srcs, const std::vector<PostOp>& post,
                                    size_t out_rank);
 
+// Unsupported when a binary post-op's operand does not broadcast into the destination: a post-op
+// computes only the anchor's output elements, so a node that widens the shape (x[1,C,H,W] times a
+// gate[1,C,1,1] fused onto the gate's convolution) would be silently cut to the anchor's shape.
+Status check_post_ops_fit(const std::vector<PostOp>& post, const Shape& out_shape);
+
 template <typename Primitive, typename MakePD>
-OpResult execute(Ctx& c, MakePD&& make_pd, const std::vector<Arg>& srcs, const Shape& out_shape,
-                 const std::vector<PostOp>& post = {}) {
+Expected<OpResult> execute(Ctx& c, MakePD&& make_pd, const std::vector<Arg>& srcs,
+                           const Shape& out_shape, const std::vector<PostOp>& post = {}) {
+  IG_RETURN_IF_ERROR(check_post_ops_fit(post, out_shape));
   const std::vector<Arg> all = with_post_op_args(srcs, post, out_shape.size());
   Prepared uncached;
   Prepared* p = cached(c);

@@ -100,7 +100,8 @@ Expected<OpResult> run_softmax(Ctx& c, const OpInputs& x, const std::vector<Post
                                    static_cast<int>(axis));
   auto pd = [&] { return dnnl::softmax_v2_forward::primitive_desc(d, c.eng); };
   Tensor flat = X.reshaped(shape);
-  OpResult r = execute<dnnl::softmax_v2_forward>(c, pd, {{DNNL_ARG_SRC, &flat, md}}, shape);
+  IG_ASSIGN_OR_RETURN(OpResult r,
+                      execute<dnnl::softmax_v2_forward>(c, pd, {{DNNL_ARG_SRC, &flat, md}}, shape));
   r.out = r.out.reshaped(X.shape());
   return r;
 }
