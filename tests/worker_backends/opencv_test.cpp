@@ -58,6 +58,23 @@ TEST(Opencv, ImporterFailuresAreUnsupportedWithOpenCvsMessage) {
   EXPECT_EQ(o.status.code(), StatusCode::kUnsupported);
   EXPECT_NE(o.status.message().find("OpenCV's ONNX importer"), std::string::npos)
       << o.status.message();
+  // The node OpenCV names in its message is marked, so the run's rejection names it and its op.
+  EXPECT_EQ(o.status.node(), 0) << o.status.message();
+}
+
+TEST(Opencv, ImporterFailureMarksTheNodeOpenCvNamesNotTheFirst) {
+  TempDir dir;
+  GraphBuilder b;
+  b.io(true, "X", {2, 3, 3});
+  b.io(false, "Y", {2});
+  b.node("Relu", "relu", {"X"}, {"R"});
+  b.node("Det", "", {"R"}, {"Y"});  // unnamed: OpenCV names it by its first output
+  auto model = load_model(save(b.model, dir.path.string(), "relu_det.onnx"));
+  ASSERT_TRUE(model.ok());
+  Outcome o =
+      run_platform("opencv", *model, {{"X", random_uniform_tensor(DType::kFloat32, {2, 3, 3}, 1)}});
+  ASSERT_EQ(o.status.code(), StatusCode::kUnsupported) << o.status.to_string();
+  EXPECT_EQ(o.status.node(), 1) << o.status.message();
 }
 
 // OPENCV_CPU_DISABLE is read once per process: each level runs in a child started with it.

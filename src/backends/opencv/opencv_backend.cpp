@@ -3,6 +3,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
 
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 
@@ -60,6 +61,34 @@ std::string layer_of(const cv::dnn::Net& net, const Node& n) {
   return "";
 }
 
+// OpenCV's importer names the node it gave up on: "Node [Gather@ai.onnx]:(onnx_node!NAME) parse
+// error: ..." for a named node, "(onnx_node_output_K!VALUE)" for an unnamed one (VALUE its K-th
+// output). Marking that node on the status lets the run's rejection name the node and its op type
+// like any refusal; the message is all OpenCV gives.
+Status importer_failure(const Model& model, const std::string& message) {
+  Status st = unsupported("{}: OpenCV's ONNX importer: {}", model.path, message);
+  const size_t begin = message.find("(onnx_node");
+  const size_t bang = begin == std::string::npos ? begin : message.find('!', begin);
+  const size_t end = bang == std::string::npos ? bang : message.find(')', bang);
+  if (end == std::string::npos) return st;
+  const std::string tag = message.substr(begin + 10, bang - begin - 10);  // "" or "_output_K"
+  const std::string name = message.substr(bang + 1, end - bang - 1);
+  size_t output = 0;  // which output names an unnamed node
+  if (!tag.empty()) {
+    if (tag.rfind("_output_", 0) != 0) return st;
+    output = std::strtoul(tag.c_str() + 8, nullptr, 10);
+  }
+  const auto& nodes = model.graph.nodes;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    const bool named =
+        tag.empty() ? n.name == name
+                    : n.name.empty() && output < n.outputs.size() && n.outputs[output] == name;
+    if (named) return st.at_node(static_cast<int64_t>(i));
+  }
+  return st;
+}
+
 }  // namespace
 
 Status OpencvBackend::supports(const Node& node, const Model&) const {
@@ -81,7 +110,7 @@ Expected<std::vector<Value>> OpencvBackend::run_values(const Model& model,
     try {
       net = cv::dnn::readNetFromONNX(bytes->data(), bytes->size());
     } catch (const cv::Exception& e) {
-      return unsupported("{}: OpenCV's ONNX importer: {}", model.path, e.msg);
+      return importer_failure(model, e.msg);
     }
     net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
     net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
