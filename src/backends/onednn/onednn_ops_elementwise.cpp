@@ -12,24 +12,38 @@ using dnnl::algorithm;
 using dnnl::memory;
 using dnnl::prop_kind;
 
+// A value fixed before the run: an initializer, or the output of a Constant node (how torch
+// exports ReLU6's bounds); nullptr when computed.
+const Tensor* constant_value(const Model& m, const std::string& name) {
+  auto it = m.graph.initializers.find(name);
+  if (it != m.graph.initializers.end()) return &it->second;
+  for (const Node& p : m.graph.nodes) {
+    if (p.op_type != "Constant" || !p.domain.empty() || p.outputs.size() != 1 ||
+        p.outputs[0] != name) {
+      continue;
+    }
+    auto a = p.attributes.find("value");
+    return a != p.attributes.end() && a->second.kind == Attribute::Kind::kTensor ? &a->second.t
+                                                                                 : nullptr;
+  }
+  return nullptr;
+}
+
 // Clip's bound from its attribute (opset < 11) or constant input (11+); nullopt if computed.
 std::optional<float> clip_bound(const Node& n, const Model& m, size_t input, const char* attr,
                                 float fallback) {
   if (m.opset_for(n.domain) < 11) return n.attr_float(attr, fallback);
   if (input >= n.inputs.size() || n.inputs[input].empty()) return fallback;
-  auto it = m.graph.initializers.find(n.inputs[input]);
-  if (it == m.graph.initializers.end() || it->second.dtype() != DType::kFloat32 ||
-      it->second.numel() != 1) {
-    return std::nullopt;
-  }
-  return it->second.data<float>()[0];
+  const Tensor* t = constant_value(m, n.inputs[input]);
+  if (!t || t->dtype() != DType::kFloat32 || t->numel() != 1) return std::nullopt;
+  return t->data<float>()[0];
 }
 
 int64_t normalize_axis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
 Status check_eltwise(const Node& n, const Model& m) {
   if (eltwise_post_op(n, m)) return Status::Ok();
-  return unsupported("{}: Clip with computed (non-initializer) min/max is not mapped", n.label());
+  return unsupported("{}: Clip with computed (non-constant) min/max is not mapped", n.label());
 }
 
 Expected<OpResult> run_eltwise_op(Ctx& c, const OpInputs& x, const PostOp& op,
