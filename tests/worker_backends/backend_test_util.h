@@ -64,6 +64,13 @@ struct GraphBuilder {
     for (auto& s : out) n->add_output(s);
     return n;
   }
+  // A Constant node whose output is `name` (how torch exports small constants).
+  void constant(const std::string& name, const Tensor& t) {
+    auto* a = node("Constant", name, {}, {name})->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    tensor_to_proto(t, name, a->mutable_t());
+  }
   static void ints(onnx::NodeProto* n, const std::string& key, std::vector<int64_t> v) {
     auto* a = n->add_attribute();
     a->set_name(key);

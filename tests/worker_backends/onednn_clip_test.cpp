@@ -8,14 +8,10 @@
 namespace ig::testing {
 namespace {
 
-void constant(GraphBuilder& b, const std::string& name, float v) {
-  auto* n = b.node("Constant", name, {}, {name});
-  auto* a = n->add_attribute();
-  a->set_name("value");
-  a->set_type(onnx::AttributeProto::TENSOR);
+Tensor scalar(float v) {
   Tensor t(DType::kFloat32, {});
   t.data<float>()[0] = v;
-  tensor_to_proto(t, name, a->mutable_t());
+  return t;
 }
 
 // X -> Conv -> Clip(., lo, hi) -> Y, the bounds from Constant nodes placed between the two, as
@@ -27,8 +23,8 @@ onnx::ModelProto conv_relu6(float lo, float hi) {
   auto* conv = b.node("Conv", "conv",
                       {"X", b.weight("w", {8, 4, 3, 3}, 0.6f), b.weight("b", {8}, 0.2f)}, {"c"});
   GraphBuilder::ints(conv, "pads", {1, 1, 1, 1});
-  constant(b, "lo", lo);
-  constant(b, "hi", hi);
+  b.constant("lo", scalar(lo));
+  b.constant("hi", scalar(hi));
   b.node("Clip", "clip", {"c", "lo", "hi"}, {"Y"});
   return b.model;
 }
