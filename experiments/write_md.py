@@ -68,7 +68,7 @@ for i, name in enumerate(ORDER, 1):
             section = old_sections.get(i, f"### {i}. {name}\n")
             if "Measured on:" not in section and old_host:
                 title, _, body = section.partition("\n")
-                section = f"{title}\nMeasured on: {old_host}.\n{body}"
+                section = f"{title}\n\nMeasured on: {old_host}.\n{body}"
             details.append(section)
         else:
             rows.append(f"| {i} | {name} | | not run | | |")

@@ -90,7 +90,12 @@ table = "; ".join(
                                         if (r["k"], r["f"]) == kf)
     for kf in series_keys)
 failed = sorted({p for r in rows for p in r["real_failed"]})
-ours = (f"{len(real_platforms)} real-library platforms and 5 emulator orders over "
+emulator = sorted({p for case in c["cases"] for p in case["runs"] if not real(p)})
+avx512 = any("avx512" in p or "SkylakeX" in p or "skx" in p for p in real_platforms)
+ours = (f"{len(real_platforms)} real-library platforms"
+        + ("" if avx512 else " (no AVX-512 on this CPU: an avx512f host adds oneDNN avx512_core, "
+           "OpenBLAS SkylakeX, BLIS skx and OpenCV's AVX512-SKX dispatch)")
+        + f" and {len(emulator)} emulator orders over "
         f"10^3..10^8 multiplications: {table} (Spearman rho size/RP {rho:.2f}); real-library EQC "
         "counts " + ("not monotonic for " + ", ".join(non_monotonic) if non_monotonic else
                      "monotonic (never fewer classes at a larger size)")

@@ -79,7 +79,11 @@ mask = {}
 for bits in (8, 12):
     mask[bits] = eqcs(compare(f"{OUT}/mask{bits}.db")["cases"][0], lambda p: True)
 refusals = "; ".join(f"{m} in fp64 refused by {', '.join(r)}" for m, r in refused.items() if r)
-ours = ("real libraries, same platforms in fp32 and fp64: " + "; ".join(parts)
+avx512 = any("SkylakeX" in p or "skx" in p for c in real.values() for p in c["fp32"]["runs"])
+ours = ("real libraries, same platforms in fp32 and fp64"
+        + ("" if avx512 else " (no AVX-512 on this CPU: an avx512f host adds OpenBLAS SkylakeX, "
+           "BLIS skx, oneDNN avx512_core and OpenCV's AVX512-SKX dispatch)")
+        + ": " + "; ".join(parts)
         + (f" ({refusals})" if refusals else "")
         + f". Emulator (8 numerics): fp16 -> {counts['fp16']} EQCs, fp32 -> {counts['fp32']}, fp64 "
         f"-> {counts['fp64']}; fp32 with 8 low mantissa bits of weights and inputs zeroed -> "
