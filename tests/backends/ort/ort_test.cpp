@@ -116,6 +116,45 @@ TEST_F(OrtTest, AnInputGivesTheSameBitsWhateverRanBefore) {
   EXPECT_EQ(outputs.size(), 1u);
 }
 
+// Layer normalisation written out node by node: at opt=extended and above ORT fuses it into one
+// LayerNormalization kernel, which its traced copy (every value an output) cannot do.
+TEST_F(OrtTest, AGraphOutputComputedApartFromItsTraceCoversEveryNodeUpstream) {
+  GraphBuilder b("layer_norm", DType::kFloat32, 1, {});
+  const std::string x = b.input("x", {64});
+  const Attrs last_axis{{"axes", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}};
+  const std::string mean = b.node("ReduceMean", {x}, "mean", last_axis);
+  const std::string d = b.node("Sub", {x, mean}, "d");
+  const std::string var =
+      b.node("ReduceMean", {b.node("Pow", {d, b.scalar("two", 2)}, "d2")}, "var", last_axis);
+  const std::string sd = b.node("Sqrt", {b.node("Add", {var, b.scalar("eps", 1e-5)}, "ve")}, "sd");
+  const std::string n = b.node("Div", {d, sd}, "n");
+  const std::string y =
+      b.add(b.mul(n, b.uniform("gamma", {64}, 0.5, 1.5)), b.uniform("beta", {64}, -1, 1));
+  b.output(y, y, {64});
+  const std::string path = dir.file("layer_norm.onnx");
+  ASSERT_TRUE(save_model_proto(b.finish(), path).ok());
+  Tensor in = random_uniform_tensor(DType::kFloat32, {4, 64}, 1);
+  for (int64_t i = 0; i < in.numel(); ++i)
+    in.data<float>()[i] += 100.0f * static_cast<float>(i / 64);
+  for (const char* level : {"disabled", "all"}) {
+    RunRequest r;
+    r.platform = std::string("ort:opt=") + level;
+    r.model_path = path;
+    r.inputs = {{"x", in}};
+    const RunResult res = pool.run(r);
+    ASSERT_EQ(res.verdict, Verdict::kOk) << res.reason;
+    ASSERT_EQ(res.outputs.size(), 1u);
+    if (std::string(level) == "disabled") {
+      EXPECT_EQ(res.outputs[0].covers, "") << "nothing fuses: the trace is the output";
+      EXPECT_EQ(res.outputs[0].hash, res.trace.back().hash);
+    } else {
+      EXPECT_NE(res.outputs[0].hash, res.trace.back().hash) << "ORT fused the layer norm";
+      EXPECT_EQ(res.outputs[0].covers, "mean,d,d2,var,ve,sd,n,mul,add");
+      EXPECT_NE(res.outputs[0].note.find("traced copy gave other bits"), std::string::npos);
+    }
+  }
+}
+
 TEST_F(OrtTest, OptionsAreCheckedAndUnknownOpsAreUnsupportedWithOrtsMessage) {
   Status bad = pool.start("ort:opt=fast");
   EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
