@@ -36,18 +36,27 @@ struct Worst {
   DType dtype = DType::kUndefined;
 };
 
+// One value's error (-1: not comparable) and dtype; a value is read by several spans.
+using ErrorMemo = std::map<std::string, std::pair<double, DType>>;
+
 Expected<Worst> worst_error(const RepRun& run, const RepRun& oracle,
-                            const std::vector<std::string>& values, TensorCache& cache) {
+                            const std::vector<std::string>& values, TensorCache& cache,
+                            ErrorMemo& memo) {
   Worst w;
   for (const auto& v : values) {
     auto ir = run.values.find(v);
     auto io = oracle.values.find(v);
     if (ir == run.values.end() || io == oracle.values.end()) continue;
-    IG_ASSIGN_OR_RETURN(Tensor t, cache.get(ir->second));
-    IG_ASSIGN_OR_RETURN(Tensor o, cache.get(io->second));
-    const OracleTensorError e = oracle_tensor_error(t, o);
-    if (!e.comparable || e.error <= w.error) continue;
-    w = {e.error, v, t.dtype()};
+    auto known = memo.find(v);
+    if (known == memo.end()) {
+      IG_ASSIGN_OR_RETURN(Tensor t, cache.get(ir->second));
+      IG_ASSIGN_OR_RETURN(Tensor o, cache.get(io->second));
+      const OracleTensorError e = oracle_tensor_error(t, o);
+      known = memo.emplace(v, std::make_pair(e.comparable ? e.error : -1.0, t.dtype())).first;
+    }
+    const auto [error, dtype] = known->second;
+    if (error < 0 || error <= w.error) continue;
+    w = {error, v, dtype};
   }
   return w;
 }
@@ -56,7 +65,8 @@ Expected<Worst> worst_error(const RepRun& run, const RepRun& oracle,
 
 Expected<double> values_error(const RepRun& run, const RepRun& oracle,
                               const std::vector<std::string>& values, TensorCache& cache) {
-  IG_ASSIGN_OR_RETURN(Worst w, worst_error(run, oracle, values, cache));
+  ErrorMemo memo;
+  IG_ASSIGN_OR_RETURN(Worst w, worst_error(run, oracle, values, cache, memo));
   return w.error;
 }
 
@@ -70,6 +80,7 @@ Expected<std::vector<ErrorSpan>> error_spans(const CaseData& c, const RepRun& ru
     by_label[node_label(c.nodes[i])] = i;
   }
   std::vector<ErrorSpan> spans;
+  ErrorMemo memo;
   for (size_t last = 0; last < c.nodes.size(); ++last) {
     const StoredNode& node = c.nodes[last];
     ErrorSpan s;
@@ -115,12 +126,12 @@ Expected<std::vector<ErrorSpan>> error_spans(const CaseData& c, const RepRun& ru
       s.cover_indices.push_back(c.nodes[m].index);
       s.covers.push_back(node_label(c.nodes[m]));
     }
-    IG_ASSIGN_OR_RETURN(Worst out, worst_error(run, oracle, s.outputs, cache));
+    IG_ASSIGN_OR_RETURN(Worst out, worst_error(run, oracle, s.outputs, cache, memo));
     if (out.error < 0) continue;  // nothing comparable (strings)
     s.output_error = out.error;
     s.worst_output = out.value;
     s.dtype = out.dtype;
-    IG_ASSIGN_OR_RETURN(Worst in, worst_error(run, oracle, s.inputs, cache));
+    IG_ASSIGN_OR_RETURN(Worst in, worst_error(run, oracle, s.inputs, cache, memo));
     s.input_error = std::max(0.0, in.error);
     spans.push_back(std::move(s));
   }

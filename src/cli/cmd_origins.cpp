@@ -59,10 +59,8 @@ Status run_oracle_origins(const OriginsArgs& args) {
       bool has_origin = false;
       for (const auto& x : origins) has_origin = has_origin || x.platform == o.platform;
       if (has_origin) continue;
-      std::printf("%s: no origin; largest jump x%s at %s '%s' on %s (error %s from inputs' %s)\n",
-                  o.platform.c_str(), error_text(o.jump).c_str(), o.span.op_type.c_str(),
-                  o.span.node.c_str(), o.case_label.c_str(),
-                  error_text(o.span.output_error).c_str(), error_text(o.span.input_error).c_str());
+      std::printf("%s: no origin; the largest jump: %s\n", o.platform.c_str(),
+                  origin_text(oracle_origin_json(o)).c_str());
     }
   }
   return Status::Ok();

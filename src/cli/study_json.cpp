@@ -215,6 +215,22 @@ std::string error_text(double e) {
   return buf;
 }
 
+std::string origin_text(const nlohmann::json& o) {
+  auto number = [](const nlohmann::json& v) {
+    return v.is_number() ? error_text(v.get<double>()) : v.get<std::string>();
+  };
+  const auto& covers = o["covers"];
+  std::string span;
+  if (covers.size() > 1) {
+    span = std::string(o["fused"].get<bool>() ? " (fused group of " : " (untraced, with ") +
+           std::to_string(covers.size()) + " nodes: " + covers[0].get<std::string>() +
+           (covers.size() > 2 ? " ... " : ", ") + covers.back().get<std::string>() + ")";
+  }
+  return o["op_type"].get<std::string>() + " '" + o["node"].get<std::string>() + "'" + span +
+         " on " + o["case"].get<std::string>() + ": error " + number(o["output_error"]) +
+         " from inputs' " + number(o["input_error"]) + " (x" + number(o["jump"]) + ")";
+}
+
 void print_oracle_origins(const nlohmann::json& origins, size_t per_platform) {
   if (origins.empty()) {
     std::printf(
@@ -236,21 +252,7 @@ void print_oracle_origins(const nlohmann::json& origins, size_t per_platform) {
                       : "");
     }
     if (shown[platform]++ >= per_platform) continue;
-    auto number = [](const nlohmann::json& v) {
-      return v.is_number() ? error_text(v.get<double>()) : v.get<std::string>();
-    };
-    const auto& covers = o["covers"];
-    std::string span;
-    if (covers.size() > 1) {
-      span = std::string(o["fused"].get<bool>() ? " (fused group of " : " (untraced, with ") +
-             std::to_string(covers.size()) + " nodes: " + covers[0].get<std::string>() +
-             (covers.size() > 2 ? " ... " : ", ") + covers.back().get<std::string>() + ")";
-    }
-    std::printf("  %s '%s'%s on %s: error %s from inputs' %s (x%s)\n",
-                o["op_type"].get<std::string>().c_str(), o["node"].get<std::string>().c_str(),
-                span.c_str(), o["case"].get<std::string>().c_str(),
-                number(o["output_error"]).c_str(), number(o["input_error"]).c_str(),
-                number(o["jump"]).c_str());
+    std::printf("  %s\n", origin_text(o).c_str());
     const auto& sc = o["self_check"];
     if (sc["verdict"] != "not-needed")
       std::printf("    self-check: %s: %s\n", sc["verdict"].get<std::string>().c_str(),

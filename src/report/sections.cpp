@@ -1,5 +1,7 @@
 #include "report/sections.h"
 
+#include <fmt/format.h>
+
 #include "report/charts.h"
 #include "report/escape.h"
 
@@ -201,8 +203,12 @@ void oracle_origins_section(HtmlPage& page, const json& data) {
     const json& sc = e["self_check"];
     std::string check = cell_text(sc["verdict"]);
     if (sc.contains("reason")) check += ": " + cell_text(sc["reason"]);
+    // Three significant digits: these are magnitudes, not bits.
+    auto magnitude = [](const json& v) {
+      return v.is_number() ? fmt::format("{:.3g}", v.get<double>()) : cell_text(v);
+    };
     rows.push_back({cell_text(e["platform"]), cell_text(e["case"]), node,
-                    cell_text(e["input_error"]), cell_text(e["output_error"]), cell_text(e["jump"]),
+                    magnitude(e["input_error"]), magnitude(e["output_error"]), magnitude(e["jump"]),
                     check});
   }
   page.section("oracle-origins", title,
