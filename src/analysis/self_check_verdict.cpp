@@ -23,11 +23,10 @@ const StoredSelfCheck* find_rerun(const std::vector<StoredSelfCheck>& reruns,
   return nullptr;
 }
 
-Expected<double> error_between(const Tensor& y, const TensorKey& reference, TensorCache& cache) {
+Expected<OracleTensorError> error_between(const Tensor& y, const TensorKey& reference,
+                                          TensorCache& cache) {
   IG_ASSIGN_OR_RETURN(Tensor ref, cache.get(reference));
-  const OracleTensorError e = oracle_tensor_error(y, ref);
-  if (!e.comparable) return internal_error("self-check re-run: {}", e.why_not);
-  return e.error;
+  return oracle_tensor_error(y, ref);
 }
 
 }  // namespace
@@ -55,10 +54,18 @@ Expected<SelfCheck> self_check_of(const ErrorSpan& s, const RepRun& run, const R
   const TensorKey reference = have_exact ? *exact->tensor : oracle.values.at(s.worst_output);
   IG_ASSIGN_OR_RETURN(Tensor traced, cache.get(run.values.at(s.worst_output)));
   IG_ASSIGN_OR_RETURN(Tensor alone, cache.get(*unfused->tensor));
-  IG_ASSIGN_OR_RETURN(sc.unfused_error, error_between(alone, reference, cache));
+  IG_ASSIGN_OR_RETURN(const OracleTensorError unfused_vs, error_between(alone, reference, cache));
+  IG_ASSIGN_OR_RETURN(const OracleTensorError local_vs, error_between(traced, reference, cache));
+  for (const auto* e : {&unfused_vs, &local_vs}) {
+    if (e->comparable) continue;
+    sc.verdict = SelfCheckVerdict::kFailed;
+    sc.reason = "a re-run's output cannot be compared: " + e->why_not;
+    return sc;
+  }
+  sc.unfused_error = unfused_vs.error;
   std::string against = "the oracle on the same inputs";
   if (have_exact) {
-    IG_ASSIGN_OR_RETURN(sc.local_error, error_between(traced, reference, cache));
+    sc.local_error = local_vs.error;
     if (sc.local_error <= kGrossError) {
       sc.verdict = SelfCheckVerdict::kIllConditioned;
       sc.reason = fmt::format(
