@@ -76,6 +76,30 @@ Expected<std::shared_ptr<const Model>> load_cached(const std::string& path,
   return last;
 }
 
+// Every node `value` depends on, in topological order, as NodeReport::covers names them.
+std::string upstream_of(const Graph& graph, const std::string& value) {
+  std::unordered_map<std::string, size_t> producer;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    for (const auto& o : graph.nodes[i].outputs)
+      if (!o.empty()) producer[o] = i;
+  std::vector<bool> needed(graph.nodes.size(), false);
+  std::vector<std::string> todo{value};
+  while (!todo.empty()) {
+    auto it = producer.find(todo.back());
+    todo.pop_back();
+    if (it == producer.end() || needed[it->second]) continue;
+    needed[it->second] = true;
+    for (const auto& in : graph.nodes[it->second].inputs) todo.push_back(in);
+  }
+  std::string covers;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (!needed[i]) continue;
+    const Node& n = graph.nodes[i];
+    covers += (covers.empty() ? "" : ",") + (n.name.empty() ? "#" + std::to_string(i) : n.name);
+  }
+  return covers;
+}
+
 }  // namespace
 
 namespace {
@@ -129,6 +153,7 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
     if (!result.rejections.empty())
       return finish(Verdict::kUnsupported, result.rejections.front().reason);
     NodeCallback on_node;
+    std::unordered_map<std::string, uint64_t> traced_hash;
     if (request.capture.all_layers) {
       on_node = [&](const Node& node, const std::vector<Value>& outs, const NodeReport& report) {
         for (size_t i = 0; i < outs.size() && i < node.outputs.size(); ++i) {
@@ -137,6 +162,7 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
               traced(node.outputs[i], &node, outs[i].tensor, request.capture.keep_tensors);
           t.covers = report.covers;
           t.note = report.note;
+          traced_hash[t.value] = t.hash;
           if (sink) {
             sink(std::move(t));
           } else {
@@ -163,6 +189,15 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
       auto it = producer.find(name);
       result.outputs.push_back(
           traced(name, it == producer.end() ? nullptr : it->second, v.tensor, true));
+      // A backend that traces a copy of the model (ORT: intermediates as outputs, which stops
+      // fusion) computed this output another way than its trace: it belongs to every node
+      // upstream, not to its producer alone.
+      auto t = traced_hash.find(name);
+      if (t != traced_hash.end() && t->second != result.outputs.back().hash) {
+        result.outputs.back().covers = upstream_of(model->graph, name);
+        result.outputs.back().note =
+            "graph output of the unmodified model; its traced copy gave other bits";
+      }
     }
     return finish(Verdict::kOk, "");
   } catch (const std::exception& e) {

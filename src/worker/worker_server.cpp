@@ -37,6 +37,7 @@ int print_catalog() {
                                {"note", c.note},
                                {"hidden", c.hidden}});
   }
+  j["unfused"] = unfused_options();
   std::printf("%s\n", j.dump().c_str());
   return 0;
 }
