@@ -32,6 +32,10 @@ class Backend;
 // Runs the request in this process. Never throws; every failure is a verdict with a reason.
 RunResult run_in_process(const RunRequest& request);
 
+// A worker process is itself the isolation (a crash ends one run and the worker is restarted):
+// it runs libonnx's checker and shape inference in place instead of in a helper process.
+void set_process_is_isolated_worker(bool isolated);
+
 // Receives each node's traced outputs as they are produced (a worker streams them to the
 // coordinator); when empty, they are collected in RunResult::trace.
 using TraceSink = std::function<void(TracedTensor&&)>;

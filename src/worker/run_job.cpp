@@ -1,3 +1,4 @@
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -101,6 +102,12 @@ std::string upstream_of(const Graph& graph, const std::string& value) {
 
 }  // namespace
 
+namespace {
+std::atomic<bool> g_isolated_worker{false};
+}  // namespace
+
+void set_process_is_isolated_worker(bool isolated) { g_isolated_worker = isolated; }
+
 std::string repro_command(const RunRequest& request) {
   return "infergap run " + request.model_path + " -p '" + request.platform + "'";
 }
@@ -134,6 +141,7 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
   };
   try {
     LoadOptions load;
+    load.onnx_in_this_process = g_isolated_worker;
     load.max_memory_bytes =
         request.max_memory_bytes ? request.max_memory_bytes : default_memory_budget();
     // Tensors computed at run time (Expand, Tile, ConstantOfShape...) obey the same budget.

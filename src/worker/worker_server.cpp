@@ -68,6 +68,7 @@ int serve(int fd, const std::string& platform, char** argv) {
   };
   auto spec = parse_platform_spec(platform);
   if (!spec.ok()) return hello(spec.status());
+  set_process_is_isolated_worker(true);
   Status env = apply_environment(*spec, argv);
   if (!env.ok()) return hello(env);
   // Children of backends (ORT's node runner) must not hold the protocol socket.
