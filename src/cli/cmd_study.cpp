@@ -1,4 +1,5 @@
-// infergap study --model M... -p SPEC... --store DB [--input NAME=FILE...] [--inputs N]
+// infergap study --model M... -p SPEC... --store DB [--input NAME=SPEC...] [--shape NAME=DIMS...]
+//   [--dim SYMBOL=SIZE...] [--inputs N]
 //   [--seed S] [--oracle SPEC] [--repeat N] [--layers all|outputs] [--timeout S]
 //   [--max-memory SIZE] [--no-report] [--no-self-check] [--json]
 //   (writes <store dir>/report.html at the end unless --no-report)
@@ -9,6 +10,7 @@
 
 #include "analysis/self_check_plan.h"
 #include "cli/commands.h"
+#include "cli/input_options.h"
 #include "cli/limit_options.h"
 #include "cli/progress.h"
 #include "cli/study_setup.h"
@@ -54,7 +56,9 @@ void add_study_command(CLI::App& app, int& exit_code) {
                   "ONNX model file (repeatable); none: the default study (Cifar10-R18 and "
                   "Cifar10-small on three demo images)");
   cmd->add_option("--input", args->opt.input_files,
-                  "NAME=FILE (.npy or .pb); inputs not given get seeded random data");
+                  "NAME=SPEC, as `run --input` takes it (a file, image:PATH, random:..., "
+                  "value:V); inputs not given get seeded random data");
+  add_sizing_options(cmd, &args->opt.shapes, &args->opt.dims);
   cmd->add_option("--inputs", args->opt.input_sets, "Number of input sets (seeds S, S+1, ...)")
       ->capture_default_str();
   cmd->add_option("--seed", args->opt.seed, "First seed for random inputs")->capture_default_str();
@@ -134,7 +138,8 @@ void add_study_command(CLI::App& app, int& exit_code) {
                      {"runs_total", summary->total},
                      {"runs_executed", summary->executed},
                      {"runs_skipped", summary->skipped},
-                     {"verdicts", summary->verdicts}};
+                     {"verdicts", summary->verdicts},
+                     {"defaulted_dims", announce_defaulted("study", summary->defaulted)}};
     if (!summary->oracle.empty() && args->opt.all_layers && !args->no_self_check) {
       auto checks = self_check_study(**store, pool, args->opt, summary->host);
       if (!checks.ok()) return fail(checks.status());

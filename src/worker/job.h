@@ -25,6 +25,12 @@ struct RunRequest {
   double timeout_seconds = 300;
   // Memory budget for the model's declared sizes and each tensor; 0: default_memory_budget().
   uint64_t max_memory_bytes = 0;
+  // Only say what the platform cannot run (the nodes it refuses, then what its library refuses
+  // when it loads the model), without running anything: verdict ok or unsupported, no outputs.
+  bool support_only = false;
+  // The `infergap run` flags that recreate the inputs (--input, --shape, --dim, --seed), for the
+  // repro command; the coordinator's alone (not sent to workers).
+  std::string input_flags;
 };
 
 class Backend;

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "backends/backend.h"
+#include "core/strings.h"
 #include "model/limits.h"
 #include "model/model_identity.h"
 #include "model/onnx_model.h"
@@ -109,7 +110,8 @@ std::atomic<bool> g_isolated_worker{false};
 void set_process_is_isolated_worker(bool isolated) { g_isolated_worker = isolated; }
 
 std::string repro_command(const RunRequest& request) {
-  return "infergap run " + request.model_path + " -p '" + request.platform + "'";
+  return "infergap run " + shell_quote(request.model_path) + " -p '" + request.platform + "'" +
+         request.input_flags;
 }
 
 RunResult run_in_process(const RunRequest& request) {
@@ -152,6 +154,12 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
     result.rejections = rejections_of(*model, backend);
     if (!result.rejections.empty())
       return finish(Verdict::kUnsupported, result.rejections.front().reason);
+    if (request.support_only) {
+      Status st = backend.check_loads(*model);
+      if (st.ok()) return finish(Verdict::kOk, "");
+      result.rejections = {rejection_at(*model, st)};
+      return finish(verdict_for(st), st.message());
+    }
     NodeCallback on_node;
     std::unordered_map<std::string, uint64_t> traced_hash;
     if (request.capture.all_layers) {
