@@ -20,7 +20,8 @@ def ig_json(*args):
 
 
 def compare(store, layers=False):
-    return ig_json("compare", "--store", store, *(["--layers"] if layers else []))
+    # Every node: the experiments count layers and compare neighbours, data movement included.
+    return ig_json("compare", "--store", store, *(["--layers", "--all-nodes"] if layers else []))
 
 
 def case_classes(case):

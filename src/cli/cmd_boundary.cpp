@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/boundary.h"
+#include "backends/ref/ref_opsets.h"
 #include "cli/commands.h"
 #include "inputs/inputs.h"
 #include "model/npy.h"
@@ -65,6 +66,7 @@ Status run_boundary(const BoundaryArgs& args, nlohmann::json& j) {
     specs.push_back(spec.to_string());
   }
   IG_ASSIGN_OR_RETURN(Model model, load_model(args.model));
+  IG_RETURN_IF_ERROR(check_ref_opsets(model));
   const auto runtime = model.graph.runtime_inputs();
   if (runtime.size() != 1)
     return invalid_argument("{}: boundary search needs a model with one runtime input; it has {}",

@@ -8,6 +8,7 @@
 #include "inputs/inputs.h"
 #include "inputs/variant_inputs.h"
 #include "model/onnx_model.h"
+#include "model/subgraph.h"
 #include "model/tensor_proto.h"
 #include "platform/registry.h"
 #include "synth/mutate.h"
@@ -51,29 +52,27 @@ Status extract_node(onnx::ModelProto& model, const Mutation& m) {
     if (a.has_g() || a.graphs_size() > 0)
       return invalid_argument("extract: {} '{}' holds a subgraph", node->op_type(), node->name());
   const auto infos = value_infos(model);
-  std::map<std::string, const onnx::TensorProto*> inits;
-  for (const auto& t : g.initializer()) inits[t.name()] = &t;
-  onnx::GraphProto out;
-  out.set_name("extract_" + node->name());
-  *out.add_node() = *node;
+  std::set<std::string> inits;
+  for (const auto& t : g.initializer()) inits.insert(t.name());
+  std::vector<onnx::ValueInfoProto> inputs, outputs;
   std::set<std::string> added;
   for (const auto& in : node->input()) {
-    if (in.empty() || !added.insert(in).second) continue;
-    if (inits.count(in)) {
-      *out.add_initializer() = *inits[in];
-      continue;
-    }
+    if (in.empty() || inits.count(in) || !added.insert(in).second) continue;
     auto vi = infos.find(in);
     if (vi == infos.end()) return invalid_argument("extract: input '{}' has no known type", in);
-    *out.add_input() = vi->second;
+    inputs.push_back(vi->second);
   }
+  std::set<std::string> produced;
   for (const auto& o : node->output()) {
     if (o.empty()) continue;
     auto vi = infos.find(o);
     if (vi == infos.end()) return invalid_argument("extract: output '{}' has no known type", o);
-    *out.add_output() = vi->second;
+    outputs.push_back(vi->second);
+    produced.insert(o);
   }
-  *model.mutable_graph() = std::move(out);
+  auto sub = subgraph_model(model, produced, inputs, outputs, "extract_" + node->name());
+  if (!sub.ok()) return invalid_argument("extract: {}", sub.status().message());
+  *model.mutable_graph() = std::move(*sub->mutable_graph());
   std::map<std::string, std::string> specs;
   if (auto in = m.params.find("inputs"); in != m.params.end()) {
     auto j = nlohmann::json::parse(in->second, nullptr, false);
