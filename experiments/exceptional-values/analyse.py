@@ -55,7 +55,8 @@ ours = (f"{len(rows)} (op, exceptional value) cases; platforms disagree on {len(
         + (f"; e.g. {'; '.join(examples[:5])}" if examples else ""))
 why = ("IEEE maximum vs maxNum (NaN propagated or dropped) in Max/MaxPool/Relu/Clip/Softmax, "
        "denormals flushed (OpenCV) or kept, the sign of zero from Relu, Inf - Inf and "
-       "intermediate overflow in reductions, and ONNX Runtime dropping the model's fp16 casts "
+       "intermediate overflow in reductions, and ONNX Runtime skipping the rounding of the model's "
+       "fp16 casts (its Cast-Add-Cast output is the fp32 sum) "
        "differ between libraries; a platform's Inf where the oracle's value also overflows the "
        "output's dtype counts as agreement" if split else
        "every platform handled every injected value alike")
