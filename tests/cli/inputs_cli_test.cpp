@@ -172,6 +172,35 @@ TEST_F(InputsCli, CampaignAndStudySizeEveryModelAndListTheDimsTheyDefaulted) {
       << q.err;
 }
 
+TEST_F(InputsCli, MutateExtractAndBoundarySizeTheInputsTheyGenerate) {
+  // Extraction runs the parent on ref: at H = W = 1 its pooling fails, and the note says why.
+  auto ones = run_cli("mutate " + dynamic + " --extract -o " + dir.file("v1") + " --json");
+  EXPECT_EQ(ones.exit_code, 2);
+  EXPECT_NE(ones.err.find("; input 'x' dim 2 (H) is not fixed by the model: using 1"),
+            std::string::npos)
+      << ones.err;
+  EXPECT_NE(ones.err.find("window of extent 2 is larger than the padded input (1)"),
+            std::string::npos)
+      << ones.err;
+  auto sized = run_cli("mutate " + dynamic + " --extract --dim H=8 --dim W=6 -o " + dir.file("v2") +
+                       " --json");
+  ASSERT_EQ(sized.exit_code, 0) << sized.err;
+  auto j = json_of(sized);
+  EXPECT_EQ(j["written"], 3);
+  ASSERT_EQ(j["defaulted_dims"].size(), 1u);
+  EXPECT_EQ(j["defaulted_dims"][0]["symbol"], "N");
+
+  auto b = run_cli("boundary " + dynamic +
+                   " -p ref -p ref:fma=on --starts 2 --max-pairs 1 --max-steps 2 --shape " +
+                   "x=1x3x8x6 --json -o " + dir.file("b"));
+  ASSERT_NE(b.exit_code, 2) << b.err;
+  j = json_of(b);
+  EXPECT_TRUE(j["defaulted_dims"].empty());
+  ASSERT_EQ(j["starts"].size(), 2u);
+  EXPECT_NE(j["starts"][0].get<std::string>().find("shape=1x3x8x6"), std::string::npos)
+      << j["starts"][0];
+}
+
 TEST_F(InputsCli, ValueInputsAreScalarsOrFillsInTheModelsDtype) {
   auto r =
       run_cli("run " + vad + " -p ref --input sr=value:16000 --input x=value:0.5 --dim N=3 --json");
