@@ -20,7 +20,8 @@ def ig_json(*args):
 
 
 def compare(store, layers=False):
-    return ig_json("compare", "--store", store, *(["--layers"] if layers else []))
+    # Every node: the experiments count layers and compare neighbours, data movement included.
+    return ig_json("compare", "--store", store, *(["--layers", "--all-nodes"] if layers else []))
 
 
 def case_classes(case):
@@ -49,6 +50,31 @@ def spearman(xs, ys):
     vx = sum((a - mx) ** 2 for a in rx) ** 0.5
     vy = sum((b - my) ** 2 for b in ry) ** 0.5
     return cov / (vx * vy) if vx and vy else 0.0
+
+
+def read_npy(path):
+    """(shape, bit patterns) of a little-endian float32/float64 .npy file, without numpy: equal
+    bits are the EQC's equality (NaN payloads and the sign of zero count)."""
+    import ast
+    import struct
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:6] == b"\x93NUMPY", path
+    if data[6] == 1:
+        (hlen,), start = struct.unpack("<H", data[8:10]), 10
+    else:
+        (hlen,), start = struct.unpack("<I", data[8:12]), 12
+    header = ast.literal_eval(data[start:start + hlen].decode("latin1"))
+    code = {"<f4": "I", "<f8": "Q"}[header["descr"]]
+    body = data[start + hlen:]
+    n = len(body) // struct.calcsize(code)
+    return tuple(header["shape"]), struct.unpack(f"<{n}{code}", body)
+
+
+def export(store, run, value, path):
+    """A stored tensor as (shape, bit patterns), through infergap export."""
+    ig_json("export", "--store", store, "--run", str(run), "--node", value, "-o", path)
+    return read_npy(path)
 
 
 def write_result(finding, paper, ours, verdict, why, data=None):

@@ -37,3 +37,7 @@ report() {
     ig report --store "$1" -o "${2:-$OUT/report.html}" >/dev/null || echo "$NAME: report failed" >&2
   fi
 }
+
+# cpu_has FLAG: whether this CPU has the /proc/cpuinfo flag (e.g. avx512f): platforms that need it
+# die with SIGILL elsewhere, so experiments add them only where they run.
+cpu_has() { grep -qw "$1" /proc/cpuinfo 2>/dev/null; }

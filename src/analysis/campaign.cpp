@@ -9,14 +9,11 @@ namespace ig {
 
 using campaign::Case;
 using campaign::Data;
+using campaign::Differ;
+using campaign::ran_ok;
 using campaign::Run;
 
 namespace {
-
-const Run* ran_ok(const Case& c, const std::string& platform) {
-  auto it = c.runs.find(platform);
-  return it != c.runs.end() && it->second.verdict == Verdict::kOk ? &it->second : nullptr;
-}
 
 // The op types of the nodes the platform refused, with the reason it gave for each.
 std::map<std::string, std::string> refused_ops(const Run& r) {
@@ -70,18 +67,20 @@ nlohmann::json support_section(const Data& d) {
   return out;
 }
 
-// Whether the oracle ran ok with finite graph outputs.
-bool oracle_finite(const Data& d, const Case& c) {
+// A run's verdict, with nan-inf for an ok run holding NaN or Inf where the oracle, rounded to the
+// run's dtype, holds a finite value (or no NaN): a correctly rounded overflow is no failure.
+Expected<std::string> verdict_of(Differ& differ, const Data& d, const Case& c, const Run& r) {
   const Run* o = ran_ok(c, d.oracle);
-  return o && !o->nonfinite();
-}
-
-std::string verdict_of(const Data& d, const Case& c, const Run& r) {
-  if (r.verdict == Verdict::kOk && r.nonfinite() && oracle_finite(d, c)) return "nan-inf";
+  if (r.verdict == Verdict::kOk && r.nonfinite() && o && o != &r) {
+    IG_ASSIGN_OR_RETURN(ExceptionalCounts counts, differ.against_oracle(r, *o));
+    if (counts.nonfinite_unlike_oracle()) return std::string("nan-inf");
+  }
   return std::string(verdict_name(r.verdict));
 }
 
-nlohmann::json failures_section(const Data& d) {
+Expected<nlohmann::json> failures_section(const Store& store, const Data& d,
+                                          const CampaignAnalysisOptions& opt) {
+  Differ differ(store, opt, false);
   nlohmann::json out = nlohmann::json::object();
   for (const auto& p : d.platforms) {
     nlohmann::json row;
@@ -91,52 +90,13 @@ nlohmann::json failures_section(const Data& d) {
     for (const auto& c : d.cases) {
       auto it = c.runs.find(p);
       if (it == c.runs.end()) continue;
-      const std::string v = verdict_of(d, c, it->second);
+      IG_ASSIGN_OR_RETURN(const std::string v, verdict_of(differ, d, c, it->second));
       row[v] = row.value(v, 0) + 1;
     }
     out[p] = std::move(row);
   }
   return out;
 }
-
-// Compares a run's values with another run's: tolerance against the oracle, bits between platforms.
-class Differ {
- public:
-  Differ(const Store& store, const CampaignAnalysisOptions& opt, bool exact)
-      : cache_([&store](const TensorKey& k) { return store.tensor(k); }),
-        opt_(opt),
-        exact_(exact) {}
-  Expected<bool> differs(const Run& a, const Run& b, const std::string& v) {
-    const TensorKey& ka = a.values.at(v);
-    const TensorKey& kb = b.values.at(v);
-    if (exact_ || ka == kb) return !(ka == kb);
-    IG_ASSIGN_OR_RETURN(Tensor ta, cache_.get(ka));
-    IG_ASSIGN_OR_RETURN(Tensor tb, cache_.get(kb));
-    return !campaign::within_tolerance(ta, tb, opt_.rtol, opt_.atol);
-  }
-  // Any graph output differs (outputs the other run lacks count as differing).
-  Expected<bool> outputs_differ(const Run& a, const Run& b) {
-    for (const auto& v : a.outputs) {
-      if (!b.values.count(v)) return true;
-      IG_ASSIGN_OR_RETURN(bool d, differs(a, b, v));
-      if (d) return true;
-    }
-    return false;
-  }
-  std::string origin(const Case& c, const Run& a, const Run& b) {
-    if (!a.has_layers || !b.has_layers) return campaign::origin_op(c, [](auto&) { return false; });
-    return campaign::origin_op(c, [&](const std::string& v) -> std::optional<bool> {
-      if (!a.values.count(v) || !b.values.count(v)) return std::nullopt;
-      auto d = differs(a, b, v);
-      return d.ok() ? std::optional<bool>(*d) : std::nullopt;
-    });
-  }
-
- private:
-  TensorCache cache_;
-  const CampaignAnalysisOptions& opt_;
-  bool exact_;
-};
 
 Expected<nlohmann::json> discrepancy_section(const Store& store, const Data& d,
                                              const CampaignAnalysisOptions& opt) {
@@ -217,94 +177,6 @@ Expected<nlohmann::json> compiled_vs_eager_section(const Store& store, const Dat
   return out;
 }
 
-// What a platform did with an injected value, from its verdict and its graph outputs: NaN and Inf
-// either come out (propagate) or not (ignore); finite injections (denormals, zeros, huge values)
-// agree with the oracle or not.
-Expected<std::string> behaviour(const Run& r, const Run* oracle, const std::string& value,
-                                Differ& tol) {
-  if (r.verdict != Verdict::kOk) return std::string(verdict_name(r.verdict));
-  if (value == "nan") return std::string(r.nan ? "propagate" : r.inf ? "inf" : "ignore");
-  if (value == "inf" || value == "-inf")
-    return std::string(r.inf ? "propagate" : r.nan ? "nan" : "ignore");
-  if (r.nan) return std::string("nan");
-  if (r.inf) return std::string("inf");
-  if (!oracle) return std::string("finite");
-  IG_ASSIGN_OR_RETURN(bool d, tol.outputs_differ(r, *oracle));
-  return std::string(d ? "differs-from-oracle" : "as-oracle");
-}
-
-// (input name, injected kinds) of a case's input recipe (its "injections", recorded when the
-// input set was made); several kinds in one input read "nan+-inf", as their effects cannot be told
-// apart.
-std::vector<std::pair<std::string, std::string>> injections(const Case& c) {
-  std::vector<std::pair<std::string, std::string>> out;
-  if (!c.input_recipe.contains("inputs")) return out;
-  for (const auto& in : c.input_recipe["inputs"]) {
-    const auto injected = in.value("injections", nlohmann::json::array());
-    if (!injected.is_array() || injected.empty()) continue;
-    std::string kinds;
-    for (const auto& k : injected) {
-      const std::string kind = k.is_string() ? k.get<std::string>() : "?";
-      if (("+" + kinds + "+").find("+" + kind + "+") == std::string::npos)
-        kinds += (kinds.empty() ? "" : "+") + kind;
-    }
-    out.emplace_back(in.value("name", std::string()), kinds);
-  }
-  return out;
-}
-
-// The op type of the first node (topological order) that reads `value`, looking through the Cast
-// and Identity wrappers a precision cast puts around the op.
-std::string first_reader(const Case& c, const std::string& value, int depth = 0) {
-  for (const auto& n : c.nodes) {
-    if (std::find(n.inputs.begin(), n.inputs.end(), value) == n.inputs.end()) continue;
-    if ((n.op_type == "Cast" || n.op_type == "Identity") && n.outputs.size() == 1 && depth < 8) {
-      const std::string next = first_reader(c, n.outputs[0], depth + 1);
-      if (next != "(unread)") return next;
-    }
-    return n.op_type;
-  }
-  return "(unread)";
-}
-
-Expected<nlohmann::json> exceptional_section(const Store& store, const Data& d,
-                                             const CampaignAnalysisOptions& opt) {
-  Differ tol(store, opt, false);
-  // (op, value) -> platform -> behaviour -> count; and the variants in each group.
-  std::map<std::pair<std::string, std::string>, std::map<std::string, std::map<std::string, int>>>
-      seen;
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> variants;
-  for (const auto& c : d.cases) {
-    for (const auto& [input, value] : injections(c)) {
-      const auto key = std::make_pair(first_reader(c, input), value);
-      variants[key].insert(c.model);
-      const Run* oracle = ran_ok(c, d.oracle);
-      for (const auto& p : d.platforms) {
-        auto it = c.runs.find(p);
-        if (it == c.runs.end()) continue;
-        IG_ASSIGN_OR_RETURN(std::string b, behaviour(it->second, oracle, value, tol));
-        ++seen[key][p][b];
-      }
-    }
-  }
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& [key, by_platform] : seen) {
-    // Each platform under its most frequent behaviour in the group (ties: the first by name).
-    std::map<std::string, std::vector<std::string>> behaviours;
-    for (const auto& [p, counts] : by_platform) {
-      auto best = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
-        return a.second < b.second;
-      });
-      behaviours[best->first].push_back(p);
-    }
-    out.push_back({{"op", key.first},
-                   {"value", key.second},
-                   {"variants", variants[key].size()},
-                   {"behaviours", behaviours}});
-  }
-  return out;
-}
-
 }  // namespace
 
 Expected<nlohmann::json> analyse_campaign(const Store& store,
@@ -316,11 +188,11 @@ Expected<nlohmann::json> analyse_campaign(const Store& store,
                    {"oracle", d.oracle},
                    {"variants", models.size()},
                    {"platforms", d.platforms},
-                   {"support", support_section(d)},
-                   {"failures", failures_section(d)}};
+                   {"support", support_section(d)}};
+  IG_ASSIGN_OR_RETURN(j["failures"], failures_section(store, d, options));
   IG_ASSIGN_OR_RETURN(j["discrepancy"], discrepancy_section(store, d, options));
   IG_ASSIGN_OR_RETURN(j["compiled_vs_eager"], compiled_vs_eager_section(store, d, options));
-  IG_ASSIGN_OR_RETURN(j["exceptional"], exceptional_section(store, d, options));
+  IG_ASSIGN_OR_RETURN(j["exceptional"], campaign::exceptional_section(store, d, options));
   return j;
 }
 

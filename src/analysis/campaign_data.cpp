@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "analysis/campaign_data.h"
+#include "tensor/convert.h"
 
 namespace ig::campaign {
 
@@ -55,6 +56,11 @@ Expected<Data> load(const Store& store, const std::string& oracle) {
     c.runs.emplace(r.key.platform, std::move(run));
   }
   return d;
+}
+
+const Run* ran_ok(const Case& c, const std::string& platform) {
+  auto it = c.runs.find(platform);
+  return it != c.runs.end() && it->second.verdict == Verdict::kOk ? &it->second : nullptr;
 }
 
 bool within_tolerance(const Tensor& a, const Tensor& b, double rtol, double atol) {
@@ -114,6 +120,52 @@ std::string origin_op(const Case& c, const ValueDiff& differs) {
     only = n.op_type;
   }
   return only.empty() ? "(unlocated)" : only;
+}
+
+Differ::Differ(const Store& store, const CampaignAnalysisOptions& opt, bool exact)
+    : cache_([&store](const TensorKey& k) { return store.tensor(k); }), opt_(opt), exact_(exact) {}
+
+Expected<bool> Differ::differs(const Run& a, const Run& b, const std::string& value) {
+  const TensorKey& ka = a.values.at(value);
+  const TensorKey& kb = b.values.at(value);
+  if (exact_ || ka == kb) return !(ka == kb);
+  IG_ASSIGN_OR_RETURN(Tensor ta, cache_.get(ka));
+  IG_ASSIGN_OR_RETURN(Tensor tb, cache_.get(kb));
+  // A platform is right when it rounds the exact result correctly to its own dtype.
+  if (is_float(ta.dtype())) tb = convert_float_tensor(tb, ta.dtype());
+  return !within_tolerance(ta, tb, opt_.rtol, opt_.atol);
+}
+
+Expected<bool> Differ::outputs_differ(const Run& a, const Run& b) {
+  for (const auto& v : a.outputs) {
+    if (!b.values.count(v)) return true;
+    IG_ASSIGN_OR_RETURN(bool d, differs(a, b, v));
+    if (d) return true;
+  }
+  return false;
+}
+
+std::string Differ::origin(const Case& c, const Run& a, const Run& b) {
+  if (!a.has_layers || !b.has_layers) return origin_op(c, [](auto&) { return false; });
+  return origin_op(c, [&](const std::string& v) -> std::optional<bool> {
+    if (!a.values.count(v) || !b.values.count(v)) return std::nullopt;
+    auto d = differs(a, b, v);
+    return d.ok() ? std::optional<bool>(*d) : std::nullopt;
+  });
+}
+
+Expected<ExceptionalCounts> Differ::against_oracle(const Run& r, const Run& oracle) {
+  ExceptionalCounts counts;
+  for (const auto& v : r.outputs) {
+    if (!oracle.values.count(v)) {
+      ++counts[Exceptional::kDiffers];
+      continue;
+    }
+    IG_ASSIGN_OR_RETURN(Tensor t, cache_.get(r.values.at(v)));
+    IG_ASSIGN_OR_RETURN(Tensor o, cache_.get(oracle.values.at(v)));
+    classify_against_oracle(t, o, opt_.rtol, opt_.atol, counts);
+  }
+  return counts;
 }
 
 }  // namespace ig::campaign

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/campaign.h"
+#include "analysis/exceptional.h"
 #include "analysis/study_data.h"
 
 namespace ig::campaign {
@@ -41,6 +42,9 @@ struct Data {
 
 Expected<Data> load(const Store& store, const std::string& oracle);
 
+// The platform's run of a case when it ran ok, else null.
+const Run* ran_ok(const Case& c, const std::string& platform);
+
 // Whether a and b agree within atol + rtol*|b| everywhere (NaN only with NaN, Inf only with the
 // same Inf); tensors of another shape never agree.
 bool within_tolerance(const Tensor& a, const Tensor& b, double rtol, double atol);
@@ -51,5 +55,31 @@ using ValueDiff = std::function<std::optional<bool>(const std::string& value)>;
 // output whose produced inputs all agree; else the only computing node of a single-op variant;
 // else "(unlocated)".
 std::string origin_op(const Case& c, const ValueDiff& differs);
+
+// Compares a run's values with another's: by tolerance against the oracle (the oracle's values
+// rounded once to the run's dtype first, so a correctly rounded overflow agrees), or bit for bit
+// between platforms (`exact`).
+class Differ {
+ public:
+  Differ(const Store& store, const CampaignAnalysisOptions& opt, bool exact);
+  Expected<bool> differs(const Run& a, const Run& b, const std::string& value);
+  // Any graph output differs (outputs the other run lacks count as differing).
+  Expected<bool> outputs_differ(const Run& a, const Run& b);
+  // The op at the divergence origin of a and b (origin_op over their captured values).
+  std::string origin(const Case& c, const Run& a, const Run& b);
+  // Every graph output element of r classified against the oracle's (exceptional.h); an output
+  // the oracle lacks counts as differing.
+  Expected<ExceptionalCounts> against_oracle(const Run& r, const Run& oracle);
+
+ private:
+  TensorCache cache_;
+  const CampaignAnalysisOptions& opt_;
+  bool exact_;
+};
+
+// The exceptional-values table: per (first op reading an injected input, injected kinds), each
+// platform's behaviour (campaign_exceptional.cpp).
+Expected<nlohmann::json> exceptional_section(const Store& store, const Data& d,
+                                             const CampaignAnalysisOptions& opt);
 
 }  // namespace ig::campaign

@@ -162,4 +162,38 @@ Comparison compare_tensors(const Tensor& a, const Tensor& b) {
   return c;
 }
 
+namespace {
+
+// The remaining precision of two arrays of raw float bits (Bits: the dtype's storage width).
+template <typename Bits>
+int raw_remaining_precision(const unsigned char* a, const unsigned char* b, int64_t n,
+                            const DTypeInfo& info) {
+  int rp = info.mantissa_bits;
+  for (int64_t i = 0; i < n && rp > 0; ++i) {
+    Bits x, y;
+    std::memcpy(&x, a + i * sizeof(Bits), sizeof(Bits));
+    std::memcpy(&y, b + i * sizeof(Bits), sizeof(Bits));
+    if (x != y)
+      rp = std::min(rp, remaining_precision_bits(x, y, info.mantissa_bits, info.exponent_bits));
+  }
+  return rp;
+}
+
+}  // namespace
+
+int tensor_remaining_precision(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape() || !is_float(a.dtype())) return -1;
+  const auto& info = dtype_info(a.dtype());
+  const auto* x = reinterpret_cast<const unsigned char*>(a.raw());
+  const auto* y = reinterpret_cast<const unsigned char*>(b.raw());
+  switch (dtype_size(a.dtype())) {
+    case 2:
+      return raw_remaining_precision<uint16_t>(x, y, a.numel(), info);
+    case 4:
+      return raw_remaining_precision<uint32_t>(x, y, a.numel(), info);
+    default:
+      return raw_remaining_precision<uint64_t>(x, y, a.numel(), info);
+  }
+}
+
 }  // namespace ig

@@ -52,4 +52,8 @@ struct Comparison {
 // Compares a (the platform) against b (the reference or another platform).
 Comparison compare_tensors(const Tensor& a, const Tensor& b);
 
+// compare_tensors(a, b).remaining_precision alone (-1 unless both are floating tensors of one
+// dtype and shape), without the other metrics: EQC analyses call it for every pair of classes.
+int tensor_remaining_precision(const Tensor& a, const Tensor& b);
+
 }  // namespace ig

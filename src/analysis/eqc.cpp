@@ -90,8 +90,7 @@ Expected<int> pair_precision(const RepRun& a, const RepRun& b,
     } else {
       IG_ASSIGN_OR_RETURN(Tensor ta, cache.get(ia->second));
       IG_ASSIGN_OR_RETURN(Tensor tb, cache.get(ib->second));
-      const Comparison cmp = compare_tensors(ta, tb);
-      bits = cmp.comparable ? cmp.remaining_precision : 0;
+      bits = std::max(0, tensor_remaining_precision(ta, tb));
     }
     rp = rp < 0 ? bits : std::min(rp, bits);
   }

@@ -9,8 +9,6 @@
 
 namespace ig {
 
-namespace {
-
 const RepRun* oracle_run(const StudyData& study, const CaseData& c) {
   for (const auto& o : study.oracles) {
     auto it = c.runs.find(o.label);
@@ -18,8 +16,6 @@ const RepRun* oracle_run(const StudyData& study, const CaseData& c) {
   }
   return nullptr;
 }
-
-}  // namespace
 
 OracleComparison compare_with_oracle(const Tensor& platform, const Tensor& oracle) {
   OracleComparison r;

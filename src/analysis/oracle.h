@@ -33,6 +33,9 @@ OracleComparison compare_with_oracle(const Tensor& platform, const Tensor& oracl
 // rank, platform, cases, max_ulp, max_abs_error, max_rel_error, remaining_precision.
 nlohmann::json oracle_error_json(const OracleError& e);
 
+// The oracle's run of a case: the majority run of the first oracle spec that ran it; null if none.
+const RepRun* oracle_run(const StudyData& study, const CaseData& c);
+
 // Empty when the study has no oracle runs.
 Expected<std::vector<OracleError>> oracle_ranking(const StudyData& study, TensorCache& cache);
 

@@ -63,6 +63,7 @@ Expected<StudyData> load_study(const Store& store, const std::string& model) {
   IG_ASSIGN_OR_RETURN(auto models, store.models());
   IG_ASSIGN_OR_RETURN(auto inputs, store.inputs());
   IG_ASSIGN_OR_RETURN(auto runs, store.runs());
+  IG_ASSIGN_OR_RETURN(study.self_checks, store.self_checks());
   std::set<std::string> hosts_used;
   for (const auto& p : platforms) hosts_used.insert(p.host);
   // Specs alone name platforms in a one-host study; merged studies add the host.
@@ -89,17 +90,19 @@ Expected<StudyData> load_study(const Store& store, const std::string& model) {
       CaseData c;
       c.model = m->hash;
       c.model_name = m->name;
+      c.model_path = m->path;
       c.input = r.key.input;
       c.input_label = input_label.count(r.key.input) ? input_label[r.key.input] : r.key.input;
       IG_ASSIGN_OR_RETURN(c.nodes, store.nodes(m->hash));
       study.cases.push_back(std::move(c));
     }
     CaseData& c = study.cases[case_index[ck]];
-    RepRun rr{r.id, r.key.repetition, r.verdict, r.reason, {}, {}};
+    RepRun rr{r.id, r.key.repetition, r.verdict, r.reason, {}, {}, {}};
     IG_ASSIGN_OR_RETURN(auto outs, store.outputs(r.id));
     for (const auto& o : outs) {
       rr.values[o.value] = o.tensor;
       if (!o.note.empty()) rr.notes[o.value] = o.note;
+      if (!o.covers.empty()) rr.covers[o.value] = o.covers;
       if (o.is_output && std::find(c.outputs.begin(), c.outputs.end(), o.value) == c.outputs.end())
         c.outputs.push_back(o.value);
     }

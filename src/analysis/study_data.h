@@ -20,6 +20,9 @@ struct RepRun {
   std::string reason;
   std::map<std::string, TensorKey> values;   // every captured value of this run
   std::map<std::string, std::string> notes;  // value -> what the platform did there, if it said
+  // value -> the ONNX nodes it covers, comma-separated, where the platform computed several nodes
+  // as one (a fused group) and traced only the last one's output.
+  std::map<std::string, std::string> covers;
 };
 
 struct PlatformCase {
@@ -35,6 +38,7 @@ struct PlatformCase {
 
 struct CaseData {
   std::string model, model_name, input, input_label;
+  std::string model_path;                    // where the model file was when it was recorded
   std::vector<StoredNode> nodes;             // topological order
   std::vector<std::string> outputs;          // graph output value names
   std::map<std::string, PlatformCase> runs;  // by platform label
@@ -50,6 +54,8 @@ struct StudyData {
   std::vector<PlatformInfo> oracles;    // the oracle spec on each host
   std::vector<CaseData> cases;
   std::vector<StoredHost> hosts;
+  // The self-check's re-runs (study/self_check.h), by the run they checked.
+  std::map<int64_t, std::vector<StoredSelfCheck>> self_checks;
   TensorLoader load;
   std::vector<std::string> labels() const;
 };

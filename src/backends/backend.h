@@ -61,6 +61,9 @@ class Backend {
   virtual Status supports(const Node& node, const Model& model) const = 0;
   // Every node of the model (subgraphs included) this platform cannot run, with reasons.
   std::vector<std::pair<const Node*, Status>> unsupported_nodes_of(const Model& model) const;
+  // What the backend decides only from the whole model (ORT's session, OpenCV's importer, the
+  // reference backend's opsets), found without running it: Ok, or kUnsupported with the refusal.
+  virtual Status check_loads(const Model& model) { return Status::Ok(); }
   // Runs the main graph; returns the graph outputs in declaration order. Feeds may be tensors,
   // sequences or empty optionals, as the graph's inputs declare.
   virtual Expected<std::vector<Value>> run_values(const Model& model,

@@ -1,4 +1,6 @@
-// infergap boundary MODEL -p A -p B [--start SPEC]... [--starts N] [--seed S] [-o DIR] [--json]
+// infergap boundary MODEL -p A -p B [--start SPEC]... [--starts N] [--seed S] [--shape
+// NAME=DIMS]...
+//   [--dim SYMBOL=SIZE]... [-o DIR] [--json]
 // Searches for an input whose top-1 label differs between platforms A and B (iNNformant's boundary
 // samples): natural inputs first, then bisection between inputs A labels differently.
 #include <cstdio>
@@ -6,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/boundary.h"
+#include "backends/ref/ref_opsets.h"
 #include "cli/commands.h"
+#include "cli/input_options.h"
 #include "inputs/inputs.h"
 #include "model/npy.h"
 #include "model/onnx_model.h"
@@ -23,7 +27,7 @@ namespace {
 
 struct BoundaryArgs {
   std::string model, out_dir;
-  std::vector<std::string> platforms, starts;
+  std::vector<std::string> platforms, starts, shapes, dims;
   int random_starts = 8;
   uint64_t seed = 0;
   BoundaryOptions options;
@@ -65,6 +69,7 @@ Status run_boundary(const BoundaryArgs& args, nlohmann::json& j) {
     specs.push_back(spec.to_string());
   }
   IG_ASSIGN_OR_RETURN(Model model, load_model(args.model));
+  IG_RETURN_IF_ERROR(check_ref_opsets(model));
   const auto runtime = model.graph.runtime_inputs();
   if (runtime.size() != 1)
     return invalid_argument("{}: boundary search needs a model with one runtime input; it has {}",
@@ -72,10 +77,18 @@ Status run_boundary(const BoundaryArgs& args, nlohmann::json& j) {
   const std::string name = runtime[0]->name;
   std::vector<Tensor> starts;
   std::vector<std::string> recipes;
+  std::vector<std::pair<std::string, DefaultedDim>> defaulted;
   auto add_start = [&](const std::string& spec, uint64_t seed) -> Status {
-    IG_ASSIGN_OR_RETURN(auto inputs, gather_inputs(model, {name + "=" + spec}, seed));
-    starts.push_back(inputs[0].tensor);
-    recipes.push_back(inputs[0].source);
+    const InputRequest request{{name + "=" + spec}, args.shapes, args.dims, seed};
+    IG_ASSIGN_OR_RETURN(GatheredInputs g, gather_inputs(model, request));
+    IG_RETURN_IF_ERROR(sizing_fits_nothing(request, {&g}, args.model));
+    for (const auto& d : g.inputs[0].defaulted) {
+      auto same = [&](const auto& x) { return x.second.index == d.index; };
+      if (std::none_of(defaulted.begin(), defaulted.end(), same))
+        defaulted.emplace_back(args.model, d);
+    }
+    starts.push_back(g.inputs[0].tensor);
+    recipes.push_back(g.inputs[0].source);
     return Status::Ok();
   };
   for (const auto& s : args.starts) {
@@ -86,6 +99,7 @@ Status run_boundary(const BoundaryArgs& args, nlohmann::json& j) {
     Status st = add_start("random:uniform,seed=" + std::to_string(args.seed + k), args.seed + k);
     if (!st.ok()) return st;
   }
+  const nlohmann::json defaulted_dims = announce_defaulted("boundary", defaulted);
   WorkerPool pool(WorkerPoolOptions{});
   for (const auto& s : specs) {
     Status st = pool.start(s);
@@ -102,7 +116,8 @@ Status run_boundary(const BoundaryArgs& args, nlohmann::json& j) {
        {"pairs_tried", r.pairs_tried},
        {"evaluations", r.evaluations},
        {"note", r.note},
-       {"starts", recipes}};
+       {"starts", recipes},
+       {"defaulted_dims", defaulted_dims}};
   if (!r.found) return Status::Ok();
   j["t"] = r.t;
   j["start_pair"] = {recipes[static_cast<size_t>(r.start_a)],
@@ -153,6 +168,7 @@ void add_boundary_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--starts", args->random_starts, "Seeded random:uniform start inputs")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the first random start")->capture_default_str();
+  add_sizing_options(cmd, &args->shapes, &args->dims);
   cmd->add_option("--max-steps", args->options.max_steps, "Bisection steps per pair")
       ->capture_default_str();
   cmd->add_option("--max-pairs", args->options.max_pairs, "Start pairs to bisect")

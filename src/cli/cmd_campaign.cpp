@@ -1,5 +1,6 @@
 // infergap campaign --models DIR|FILE... -p SPEC... [--preset P] --store DB [--shard I/N]
-//   [--jobs J] [--oracle SPEC] [--layers outputs|all] [--rtol R] [--atol A] [--json]
+//   [--jobs J] [--oracle SPEC] [--seed S] [--shape NAME=DIMS]... [--dim SYMBOL=SIZE]...
+//   [--layers outputs|all] [--rtol R] [--atol A] [--json]
 // Runs every variant on every platform and the oracle (a study with one input set per variant:
 // the inputs the variant carries, else seeded random data), locates the divergences it must
 // explain by rerunning those runs with every layer, and prints the campaign analysis.
@@ -11,6 +12,7 @@
 #include "analysis/campaign.h"
 #include "cli/campaign_print.h"
 #include "cli/commands.h"
+#include "cli/input_options.h"
 #include "cli/progress.h"
 #include "cli/study_setup.h"
 #include "inputs/variant_inputs.h"
@@ -21,7 +23,7 @@ namespace ig::cli {
 
 void add_campaign_command(CLI::App& app, int& exit_code) {
   struct Args {
-    std::vector<std::string> models, platforms, presets;
+    std::vector<std::string> models, platforms, presets, shapes, dims;
     std::string store = "infergap-campaign.db", shard = "0/1", oracle = "default";
     std::string layers = "outputs";
     int jobs = 0;
@@ -45,6 +47,7 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--seed", a->seed, "Seed for inputs a variant does not carry")
       ->capture_default_str();
+  add_sizing_options(cmd, &a->shapes, &a->dims);
   cmd->add_option("--layers", a->layers,
                   "outputs: graph outputs, then every layer only for runs whose divergence "
                   "must be located; all: every layer of every run")
@@ -83,6 +86,8 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     }
     opt.oracle = a->oracle == "default" ? default_oracle() : a->oracle == "none" ? "" : a->oracle;
     opt.seed = a->seed;
+    opt.shapes = a->shapes;
+    opt.dims = a->dims;
     opt.all_layers = a->layers == "all";
     opt.jobs =
         a->jobs > 0 ? a->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -127,6 +132,7 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
         {"runs_layer_traced", traced.traced},
         {"runs_not_reproduced", traced.changed},
         {"verdicts", summary->runs.verdicts},
+        {"defaulted_dims", announce_defaulted("campaign", summary->runs.defaulted)},
         // Where the time went: registering and running (runs/s stored), the
         // per-layer reruns, the analysis.
         {"seconds",

@@ -1,12 +1,14 @@
-// infergap compare --store DB [--model M] [--layers] [--json | --csv]
-// EQC matrix (platforms x cases), remaining-precision matrix, oracle ranking, nondeterminism,
-// tolerance advice, hosts and CPU-flag clusters.
+// infergap compare --store DB [--model M] [--layers [--all-nodes]] [--json | --csv]
+// EQC matrix (platforms x cases), remaining-precision matrix, oracle ranking, origins against the
+// oracle, nondeterminism, tolerance advice, hosts and CPU-flag clusters.
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "analysis/data_movement.h"
 #include "analysis/eqc.h"
 #include "analysis/hosts.h"
 #include "analysis/oracle.h"
+#include "analysis/oracle_origins.h"
 #include "cli/commands.h"
 #include "cli/study_json.h"
 
@@ -14,7 +16,35 @@ namespace ig::cli {
 
 namespace {
 
-Status print_compare(const StudyData& study, bool layers, const std::string& format) {
+struct CompareOptions {
+  bool layers = false, all_nodes = false;
+  std::string format = "text";
+};
+
+// compare --layers' rows: data movement hidden unless all_nodes; each row with every platform's
+// error against the oracle at the node.
+Expected<nlohmann::json> layers_json(const StudyData& study, const CaseData& c, bool all_nodes,
+                                     TensorCache& cache) {
+  IG_ASSIGN_OR_RETURN(auto rows, layer_table(c, study.labels(), cache));
+  nlohmann::json out = nlohmann::json::array();
+  std::map<std::string, int64_t> hidden;
+  for (const auto& r : rows) {
+    if (!all_nodes && copies_input_bits(r.op_type)) {
+      ++hidden[r.op_type];
+      continue;
+    }
+    nlohmann::json row = layer_json(r);
+    IG_ASSIGN_OR_RETURN(auto errors, values_oracle_errors(study, c, r.values, cache));
+    row["oracle_errors"] = nlohmann::json::object();
+    for (const auto& [platform, e] : errors) row["oracle_errors"][platform] = error_json(e);
+    out.push_back(row);
+  }
+  return nlohmann::json{{"rows", out}, {"hidden", hidden}};
+}
+
+Status print_compare(const StudyData& study, const CompareOptions& options) {
+  const bool layers = options.layers;
+  const std::string& format = options.format;
   TensorCache cache(study.load);
   const auto labels = study.labels();
   nlohmann::json j;
@@ -27,9 +57,9 @@ Status print_compare(const StudyData& study, bool layers, const std::string& for
     nlohmann::json cj = case_json(c, parts.back());
     cj["remaining_precision"] = rp;
     if (layers) {
-      IG_ASSIGN_OR_RETURN(auto rows, layer_table(c, labels, cache));
-      cj["layers"] = nlohmann::json::array();
-      for (const auto& r : rows) cj["layers"].push_back(layer_json(r));
+      IG_ASSIGN_OR_RETURN(auto lj, layers_json(study, c, options.all_nodes, cache));
+      cj["layers"] = lj["rows"];
+      cj["hidden_data_movement"] = lj["hidden"];
     }
     j["cases"].push_back(cj);
   }
@@ -45,6 +75,9 @@ Status print_compare(const StudyData& study, bool layers, const std::string& for
   j["oracle"] = study.oracles.empty() ? nlohmann::json() : nlohmann::json(study.oracles[0].spec);
   j["oracle_ranking"] = nlohmann::json::array();
   for (const auto& e : ranking) j["oracle_ranking"].push_back(oracle_error_json(e));
+  IG_ASSIGN_OR_RETURN(auto origins, oracle_origins(study, cache));
+  j["oracle_origins"] = nlohmann::json::array();
+  for (const auto& o : origins) j["oracle_origins"].push_back(oracle_origin_json(o));
   j["nondeterministic"] = nlohmann::json::array();
   for (const auto& n : nondeterminism(study))
     j["nondeterministic"].push_back({{"platform", n.platform},
@@ -79,21 +112,28 @@ Status print_compare(const StudyData& study, bool layers, const std::string& for
 void add_compare_command(CLI::App& app, int& exit_code) {
   struct Args {
     std::string store, model;
-    bool layers = false, json = false, csv = false;
+    bool layers = false, all_nodes = false, json = false, csv = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
       "compare", "Equivalence classes, remaining precision and oracle ranking of a study");
   cmd->add_option("--store", args->store, "Study store")->required();
   cmd->add_option("--model", args->model, "Only this model (name or hash prefix)");
-  cmd->add_flag("--layers", args->layers, "Per-layer EQC count, remaining precision, splits");
+  cmd->add_flag("--layers", args->layers,
+                "Per-layer EQC count, remaining precision, splits and error against the oracle");
+  cmd->add_flag("--all-nodes", args->all_nodes,
+                "With --layers: also the data-movement nodes (Reshape, Transpose, Concat, ...), "
+                "hidden by default");
   auto* json = cmd->add_flag("--json", args->json, "Print everything as JSON");
   cmd->add_flag("--csv", args->csv, "Print the EQC matrix as CSV")->excludes(json);
   cmd->callback([args, &exit_code] {
     Status st = [&]() -> Status {
       IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args->store));
       IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args->model));
-      return print_compare(study, args->layers, args->json ? "json" : args->csv ? "csv" : "text");
+      return print_compare(study, {args->layers, args->all_nodes,
+                                   args->json  ? "json"
+                                   : args->csv ? "csv"
+                                               : "text"});
     }();
     if (!st.ok()) {
       std::fprintf(stderr, "infergap compare: %s\n", st.message().c_str());

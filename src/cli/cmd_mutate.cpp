@@ -1,5 +1,6 @@
 // infergap mutate MODEL --count N --seed S -o DIR [--json]
-// infergap mutate MODEL --extract [--per-node K] [--input NAME=SPEC...] --seed S -o DIR [--json]
+// infergap mutate MODEL --extract [--per-node K] [--input NAME=SPEC...] [--shape NAME=DIMS...]
+//   [--dim SYMBOL=SIZE...] --seed S -o DIR [--json]
 // Writes N checker-valid variants of MODEL named <content hash>.onnx, each carrying its lineage;
 // with --extract, one single-node variant per node fed its captured inputs (DIR/inputs/*.pb), and
 // K further mutations of each.
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/input_options.h"
 #include "model/onnx_model.h"
 #include "synth/extract.h"
 #include "synth/mutate.h"
@@ -21,7 +23,7 @@ void add_mutate_command(CLI::App& app, int& exit_code) {
     uint64_t seed = 0;
     bool json = false, extract = false;
     int64_t per_node = 0;
-    std::vector<std::string> inputs;
+    std::vector<std::string> inputs, shapes, dims;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("mutate", "Synthesize checker-valid variants of an ONNX model");
@@ -34,6 +36,7 @@ void add_mutate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--per-node", a->per_node, "With --extract: mutated variants of each node")
       ->capture_default_str();
   cmd->add_option("--input", a->inputs, "With --extract: NAME=SPEC for the parent's run");
+  add_sizing_options(cmd, &a->shapes, &a->dims);
   cmd->add_flag("--json", a->json, "Print the counts as JSON");
   cmd->callback([a, &exit_code] {
     auto fail = [&](const Status& st) {
@@ -48,9 +51,14 @@ void add_mutate_command(CLI::App& app, int& exit_code) {
     std::filesystem::create_directories(a->out, ec);
     if (ec) return fail(io_error("{}: {}", a->out, ec.message()));
     MutateResult r;
+    nlohmann::json defaulted_dims = nlohmann::json::array();
     if (a->extract) {
-      auto ex = extract_variants(a->model, a->inputs, a->seed, a->out);
+      auto ex =
+          extract_variants(a->model, InputRequest{a->inputs, a->shapes, a->dims, a->seed}, a->out);
       if (!ex.ok()) return fail(ex.status());
+      std::vector<std::pair<std::string, DefaultedDim>> defaulted;
+      for (const auto& d : ex->defaulted) defaulted.emplace_back(a->model, d);
+      defaulted_dims = announce_defaulted("mutate", defaulted);
       r.discarded = ex->discarded;
       for (size_t i = 0; i < ex->variants.size(); ++i) {
         r.variants.push_back(ex->variants[i]);
@@ -79,6 +87,7 @@ void add_mutate_command(CLI::App& app, int& exit_code) {
                                          {"written", files.size()},
                                          {"discarded", discarded},
                                          {"discarded_by_reason", r.discarded},
+                                         {"defaulted_dims", defaulted_dims},
                                          {"files", files}}
                               .dump(2)
                               .c_str());

@@ -1,5 +1,6 @@
-// infergap origins --store DB [--model M] [--a P --b Q] [--json | --csv]
+// infergap origins --store DB [--model M] [--a P --b Q | --oracle] [--json | --csv]
 // infergap export --store DB --run R --node N -o X.npy [--json]
+#include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -13,8 +14,57 @@ namespace {
 
 struct OriginsArgs {
   std::string store, model, a, b;
-  bool json = false, csv = false;
+  bool json = false, csv = false, oracle = false;
 };
+
+// origins --oracle: per platform, where its error against the oracle is born.
+Status run_oracle_origins(const OriginsArgs& args) {
+  IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args.store));
+  IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args.model));
+  if (study.oracles.empty())
+    return invalid_argument("{}: the study has no oracle runs (study --oracle)", args.store);
+  TensorCache cache(study.load);
+  std::vector<OracleOrigin> largest;
+  IG_ASSIGN_OR_RETURN(auto origins, oracle_origins(study, cache, &largest));
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& o : origins) j.push_back(oracle_origin_json(o));
+  nlohmann::json lj = nlohmann::json::array();
+  for (const auto& o : largest) lj.push_back(oracle_origin_json(o));
+  if (args.json) {
+    std::printf("%s\n",
+                nlohmann::json{
+                    {"oracle", study.oracles[0].spec}, {"oracle_origins", j}, {"largest_jumps", lj}}
+                    .dump(2)
+                    .c_str());
+  } else if (args.csv) {
+    std::printf(
+        "platform,case,node_index,node,op_type,covers,input_error,output_error,jump,self_check\n");
+    for (const auto& o : origins) {
+      std::string covers;
+      for (const auto& n : o.span.covers) covers += (covers.empty() ? "" : " ") + n;
+      std::printf("%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s\n", o.platform.c_str(), o.case_label.c_str(),
+                  static_cast<long long>(o.span.node_index), o.span.node.c_str(),
+                  o.span.op_type.c_str(), covers.c_str(), error_text(o.span.input_error).c_str(),
+                  error_text(o.span.output_error).c_str(), error_text(o.jump).c_str(),
+                  std::string(self_check_verdict_name(o.self_check.verdict)).c_str());
+    }
+  } else {
+    std::printf(
+        "Origins against the oracle (%s): where each platform's error is born, output "
+        "error >= %g x its inputs' (error = max|y - oracle| / max|oracle| per tensor)\n",
+        study.oracles[0].spec.c_str(), kBornJump);
+    print_oracle_origins(j, SIZE_MAX);
+    // A platform without an origin: how close it came.
+    for (const auto& o : largest) {
+      bool has_origin = false;
+      for (const auto& x : origins) has_origin = has_origin || x.platform == o.platform;
+      if (has_origin) continue;
+      std::printf("%s: no origin; the largest jump: %s\n", o.platform.c_str(),
+                  origin_text(oracle_origin_json(o)).c_str());
+    }
+  }
+  return Status::Ok();
+}
 
 Status print_origins(const OriginsArgs& args) {
   IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args.store));
@@ -110,8 +160,12 @@ void add_origins_command(CLI::App& app, int& exit_code) {
   a->needs(cmd->get_option("--b"));
   auto* json = cmd->add_flag("--json", args->json, "Print as JSON");
   cmd->add_flag("--csv", args->csv, "Print pair origins as CSV")->excludes(json);
+  cmd->add_flag("--oracle", args->oracle,
+                "Per platform, where its error against the oracle is born (output error far "
+                "beyond its inputs'), with the self-check's verdict")
+      ->excludes(a);
   cmd->callback([args, &exit_code] {
-    Status st = print_origins(*args);
+    Status st = args->oracle ? run_oracle_origins(*args) : print_origins(*args);
     if (!st.ok()) {
       std::fprintf(stderr, "infergap origins: %s\n", st.message().c_str());
       exit_code = kExitBadInput;

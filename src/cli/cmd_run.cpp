@@ -1,4 +1,5 @@
-// infergap run MODEL [--input NAME=SPEC]... [-p PLATFORM]... [--save-outputs DIR] [--json]
+// infergap run MODEL [--input NAME=SPEC]... [--shape NAME=DIMS]... [--dim SYMBOL=SIZE]...
+//   [-p PLATFORM]... [--save-outputs DIR] [--json]
 // Every platform runs in its own worker process (WorkerPool): a crash is a verdict, not the end.
 #include <chrono>
 #include <cstdio>
@@ -6,7 +7,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "backends/ref/ref_opsets.h"
 #include "cli/commands.h"
+#include "cli/input_options.h"
 #include "cli/limit_options.h"
 #include "inputs/inputs.h"
 #include "model/npy.h"
@@ -36,7 +39,7 @@ std::string sanitize(const std::string& s) {
 void add_run_command(CLI::App& app, int& exit_code) {
   struct Args {
     std::string model;
-    std::vector<std::string> inputs;
+    std::vector<std::string> inputs, shapes, dims;
     std::vector<std::string> platforms;
     std::string save_dir;
     bool json = false;
@@ -50,8 +53,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--input", args->inputs,
                   "NAME=SPEC: a .npy/.pb file, image:PATH[,preset=imagenet|cifar], "
-                  "random:uniform|normal|model[,seed=S], any with ,inject=nan@0.01; missing "
-                  "inputs get random:uniform with --seed");
+                  "random:uniform|normal|model[,seed=S], value:V (one value in the input's "
+                  "dtype), any with ,inject=nan@0.01; missing inputs get random:uniform with "
+                  "--seed");
+  add_sizing_options(cmd, &args->shapes, &args->dims);
   cmd->add_option("-p,--platform", args->platforms, "Platform spec, e.g. ref (repeatable)");
   cmd->add_option("--save-outputs", args->save_dir,
                   "Write every output as .npy, one folder per platform");
@@ -76,24 +81,37 @@ void add_run_command(CLI::App& app, int& exit_code) {
     load.max_memory_bytes = args->limits.max_memory_bytes();
     auto model = load_model(args->model, load);
     if (!model.ok()) return fail(model.status());
-    auto inputs = gather_inputs(*model, args->inputs, args->seed);
-    if (!inputs.ok()) return fail(inputs.status());
+    if (Status st = check_ref_opsets(*model); !st.ok()) return fail(st);
+    const InputRequest input_request{args->inputs, args->shapes, args->dims, args->seed};
+    auto gathered = gather_inputs(*model, input_request);
+    if (!gathered.ok()) return fail(gathered.status());
+    if (Status st = sizing_fits_nothing(input_request, {&*gathered}, args->model); !st.ok())
+      return fail(st);
+    const std::vector<NamedInput>& inputs = gathered->inputs;
     std::map<std::string, Tensor> feeds;
     nlohmann::json j;
     j["model"] = args->model;
     j["inputs"] = nlohmann::json::array();
-    for (const auto& in : *inputs) {
+    std::vector<std::pair<std::string, DefaultedDim>> defaulted;
+    for (const auto& in : inputs) {
       feeds[in.name] = in.tensor;
+      nlohmann::json dims = nlohmann::json::array();
+      for (const auto& d : in.defaulted) {
+        dims.push_back({{"index", d.index}, {"symbol", d.symbol}, {"value", d.value}});
+        defaulted.emplace_back(args->model, d);
+      }
       j["inputs"].push_back({{"name", in.name},
                              {"source", in.source},
                              {"dtype", dtype_name(in.tensor.dtype())},
                              {"shape", in.tensor.shape()},
-                             {"hash", hash_hex(tensor_hash(in.tensor))}});
+                             {"hash", hash_hex(tensor_hash(in.tensor))},
+                             {"defaulted_dims", dims}});
       if (!args->json)
         std::printf("input %s: %s from %s\n", in.name.c_str(), in.tensor.describe().c_str(),
                     in.source.c_str());
     }
-    j["input_set_hash"] = input_set_hash(*inputs);
+    announce_defaulted("run", defaulted);
+    j["input_set_hash"] = input_set_hash(inputs);
     j["platforms"] = nlohmann::json::array();
     // Combined output hashes -> platforms, in first-seen order; each group gets a letter.
     std::vector<std::pair<std::string, std::vector<std::string>>> groups;
@@ -125,6 +143,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
       request.capture.all_layers = false;
       request.timeout_seconds = args->limits.timeout;
       request.max_memory_bytes = load.max_memory_bytes;
+      request.input_flags = input_request.flags();
       const RunResult r = pool.run(request);
       const std::string verdict(verdict_name(r.verdict));
       nlohmann::json pj{{"spec", name}, {"seconds", r.seconds}, {"verdict", verdict}};

@@ -1,22 +1,43 @@
-// infergap study --model M... -p SPEC... --store DB [--input NAME=FILE...] [--inputs N]
+// infergap study --model M... -p SPEC... --store DB [--input NAME=SPEC...] [--shape NAME=DIMS...]
+//   [--dim SYMBOL=SIZE...] [--inputs N]
 //   [--seed S] [--oracle SPEC] [--repeat N] [--layers all|outputs] [--timeout S]
-//   [--max-memory SIZE] [--no-report] [--json]
+//   [--max-memory SIZE] [--no-report] [--no-self-check] [--json]
 //   (writes <store dir>/report.html at the end unless --no-report)
 // infergap merge A.db B.db ... -o C.db [--json]
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "analysis/self_check_plan.h"
 #include "cli/commands.h"
+#include "cli/input_options.h"
 #include "cli/limit_options.h"
 #include "cli/progress.h"
 #include "cli/study_setup.h"
 #include "report/report.h"
+#include "study/self_check.h"
 #include "study/study.h"
+#include "worker/probe.h"
 
 namespace ig::cli {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// The self-check (study/self_check.h) of the study's runs on this host.
+Expected<SelfCheckSummary> self_check_study(Store& store, WorkerPool& pool,
+                                            const StudyOptions& options, const std::string& host) {
+  IG_ASSIGN_OR_RETURN(auto study, load_study(store));
+  TensorCache cache(study.load);
+  IG_ASSIGN_OR_RETURN(auto requests, self_check_requests(study, cache, host));
+  if (requests.empty()) return SelfCheckSummary{};
+  IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(pool.worker_executable()));
+  return run_self_checks(store, pool, catalog, requests,
+                         {options.timeout_seconds, options.max_memory_bytes});
+}
+
+}  // namespace
 
 void add_study_command(CLI::App& app, int& exit_code) {
   struct Args {
@@ -26,7 +47,7 @@ void add_study_command(CLI::App& app, int& exit_code) {
     std::string store = "infergap-study.db";
     std::vector<std::string> presets;
     LimitArgs limits;
-    bool json = false, no_report = false;
+    bool json = false, no_report = false, no_self_check = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -35,7 +56,9 @@ void add_study_command(CLI::App& app, int& exit_code) {
                   "ONNX model file (repeatable); none: the default study (Cifar10-R18 and "
                   "Cifar10-small on three demo images)");
   cmd->add_option("--input", args->opt.input_files,
-                  "NAME=FILE (.npy or .pb); inputs not given get seeded random data");
+                  "NAME=SPEC, as `run --input` takes it (a file, image:PATH, random:..., "
+                  "value:V); inputs not given get seeded random data");
+  add_sizing_options(cmd, &args->opt.shapes, &args->opt.dims);
   cmd->add_option("--inputs", args->opt.input_sets, "Number of input sets (seeds S, S+1, ...)")
       ->capture_default_str();
   cmd->add_option("--seed", args->opt.seed, "First seed for random inputs")->capture_default_str();
@@ -57,6 +80,10 @@ void add_study_command(CLI::App& app, int& exit_code) {
                   "Added to the host fingerprint, to tell apart identical machines");
   cmd->add_flag("--no-report", args->no_report,
                 "Do not write the HTML report (default: report.html next to the store)");
+  cmd->add_flag("--no-self-check", args->no_self_check,
+                "Do not re-run grossly-off nodes alone (default: with an oracle and --layers all, "
+                "each span off the oracle by over 1e-2 while its inputs agree to 1e-5 is re-run "
+                "unfused on its platform and on the oracle)");
   add_limit_options(cmd, &args->limits);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->callback([args, &exit_code] {
@@ -111,7 +138,15 @@ void add_study_command(CLI::App& app, int& exit_code) {
                      {"runs_total", summary->total},
                      {"runs_executed", summary->executed},
                      {"runs_skipped", summary->skipped},
-                     {"verdicts", summary->verdicts}};
+                     {"verdicts", summary->verdicts},
+                     {"defaulted_dims", announce_defaulted("study", summary->defaulted)}};
+    if (!summary->oracle.empty() && args->opt.all_layers && !args->no_self_check) {
+      auto checks = self_check_study(**store, pool, args->opt, summary->host);
+      if (!checks.ok()) return fail(checks.status());
+      j["self_checks"] = {{"requested", checks->requested},
+                          {"executed", checks->executed},
+                          {"skipped", checks->skipped}};
+    }
     if (!args->no_report) write_report_beside_store(**store, args->store, "study", j);
     if (args->json) {
       std::printf("%s\n", j.dump(2).c_str());
@@ -120,6 +155,10 @@ void add_study_command(CLI::App& app, int& exit_code) {
                   static_cast<long long>(summary->executed),
                   static_cast<long long>(summary->skipped), summary->host.c_str());
       if (j.contains("report")) std::printf("report: %s\n", j["report"].get<std::string>().c_str());
+      if (j.contains("self_checks") && j["self_checks"]["requested"].get<int64_t>() > 0)
+        std::printf("self-check: %lld re-run(s) of grossly-off spans, %lld already stored\n",
+                    static_cast<long long>(j["self_checks"]["executed"].get<int64_t>()),
+                    static_cast<long long>(j["self_checks"]["skipped"].get<int64_t>()));
       for (const auto& [v, n] : summary->verdicts)
         std::printf("  %-12s %lld\n", v.c_str(), static_cast<long long>(n));
     }

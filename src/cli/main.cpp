@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "infergap 0.1.0");
   int exit_code = ig::cli::kExitOk;
   ig::cli::add_run_command(app, exit_code);
+  ig::cli::add_inspect_command(app, exit_code);
   ig::cli::add_conformance_command(app, exit_code);
   ig::cli::add_diff_command(app, exit_code);
   ig::cli::add_zoo_command(app, exit_code);

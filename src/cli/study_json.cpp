@@ -1,7 +1,9 @@
 #include "cli/study_json.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 namespace ig::cli {
 
@@ -137,6 +139,11 @@ void print_text_report(const StudyData& study, const nlohmann::json& j,
                   static_cast<unsigned long long>(e["max_ulp"].get<uint64_t>()),
                   e["max_abs_error"].get<double>(), e["max_rel_error"].get<double>(),
                   e["remaining_precision"].get<int>());
+    std::printf(
+        "\nOrigins against the oracle (where each platform's error is born: output error "
+        ">= %g x its inputs'; `origins --oracle` lists all)\n",
+        kBornJump);
+    print_oracle_origins(j["oracle_origins"], 3);
   }
   for (const auto& n : j["nondeterministic"])
     std::printf("\nnondeterministic: %s on %s: outputs over %d repetitions: %s\n",
@@ -163,18 +170,93 @@ void print_text_report(const StudyData& study, const nlohmann::json& j,
     if (!c.contains("layers")) continue;
     std::printf("\nLayers of [%zu] %s (S = an EQC splits here, M = classes merge)\n", i + 1,
                 columns[i].c_str());
+    std::printf("  %4s %-16s %-28s %18s %9s  %s\n", "#", "op", "node", "", "max error",
+                "(platform with it, against the oracle)");
     for (const auto& r : c["layers"]) {
       const int rp = r["remaining_precision"].get<int>();
-      std::printf("  %4lld %-16s %-28.28s %3zu EQC  RP %3s %s%s\n",
-                  static_cast<long long>(r["node_index"].get<int64_t>()),
-                  r["op_type"].get<std::string>().c_str(), r["node"].get<std::string>().c_str(),
-                  r["eqc_count"].get<size_t>(), rp < 0 ? "-" : std::to_string(rp).c_str(),
-                  r["split"].get<bool>() ? "S" : "", r["merge"].get<bool>() ? "M" : "");
+      std::string worst_platform;
+      double worst = -1;
+      const nlohmann::json errors = r.value("oracle_errors", nlohmann::json::object());
+      for (const auto& [platform, e] : errors.items()) {
+        const double v = e.is_number() ? e.get<double>() : HUGE_VAL;
+        if (v > worst) worst = v, worst_platform = platform;
+      }
+      std::printf(
+          "  %4lld %-16s %-28.28s %3zu EQC  RP %3s %-2s %9s  %s\n",
+          static_cast<long long>(r["node_index"].get<int64_t>()),
+          r["op_type"].get<std::string>().c_str(), r["node"].get<std::string>().c_str(),
+          r["eqc_count"].get<size_t>(), rp < 0 ? "-" : std::to_string(rp).c_str(),
+          (std::string(r["split"].get<bool>() ? "S" : "") + (r["merge"].get<bool>() ? "M" : ""))
+              .c_str(),
+          worst < 0 ? "-" : error_text(worst).c_str(), worst_platform.c_str());
       // What platforms said they did here (algorithm, fallback), e.g. cuda's chosen algorithm.
       const nlohmann::json notes = r.value("notes", nlohmann::json::object());
       for (const auto& [platform, note] : notes.items())
         std::printf("         %s: %s\n", platform.c_str(), note.get<std::string>().c_str());
     }
+    const nlohmann::json hidden = c.value("hidden_data_movement", nlohmann::json::object());
+    if (!hidden.empty()) {
+      std::string list;
+      int64_t total = 0;
+      for (const auto& [op, n] : hidden.items()) {
+        list += (list.empty() ? "" : ", ") + op + " x" + std::to_string(n.get<int64_t>());
+        total += n.get<int64_t>();
+      }
+      std::printf("  (%lld data-movement node(s) hidden: %s; --all-nodes shows them)\n",
+                  static_cast<long long>(total), list.c_str());
+    }
+  }
+}
+
+std::string error_text(double e) {
+  if (!std::isfinite(e)) return std::isnan(e) ? "nan" : "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2e", e);
+  return buf;
+}
+
+std::string origin_text(const nlohmann::json& o) {
+  auto number = [](const nlohmann::json& v) {
+    return v.is_number() ? error_text(v.get<double>()) : v.get<std::string>();
+  };
+  const auto& covers = o["covers"];
+  std::string span;
+  if (covers.size() > 1) {
+    span = std::string(o["fused"].get<bool>() ? " (fused group of " : " (untraced, with ") +
+           std::to_string(covers.size()) + " nodes: " + covers[0].get<std::string>() +
+           (covers.size() > 2 ? " ... " : ", ") + covers.back().get<std::string>() + ")";
+  }
+  return o["op_type"].get<std::string>() + " '" + o["node"].get<std::string>() + "'" + span +
+         " on " + o["case"].get<std::string>() + ": error " + number(o["output_error"]) +
+         " from inputs' " + number(o["input_error"]) + " (x" + number(o["jump"]) + ")";
+}
+
+void print_oracle_origins(const nlohmann::json& origins, size_t per_platform) {
+  if (origins.empty()) {
+    std::printf(
+        "no platform's error against the oracle is born anywhere (output error >= %g x "
+        "its inputs')\n",
+        kBornJump);
+    return;
+  }
+  std::map<std::string, size_t> shown, total;
+  for (const auto& o : origins) ++total[o["platform"].get<std::string>()];
+  std::string current;
+  for (const auto& o : origins) {
+    const std::string platform = o["platform"].get<std::string>();
+    if (platform != current) {
+      current = platform;
+      std::printf("%s: %zu origin(s)%s\n", platform.c_str(), total[platform],
+                  total[platform] > per_platform
+                      ? (", worst " + std::to_string(per_platform)).c_str()
+                      : "");
+    }
+    if (shown[platform]++ >= per_platform) continue;
+    std::printf("  %s\n", origin_text(o).c_str());
+    const auto& sc = o["self_check"];
+    if (sc["verdict"] != "not-needed")
+      std::printf("    self-check: %s: %s\n", sc["verdict"].get<std::string>().c_str(),
+                  sc.value("reason", "").c_str());
   }
 }
 

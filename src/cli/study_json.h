@@ -8,6 +8,7 @@
 
 #include "analysis/eqc.h"
 #include "analysis/oracle.h"
+#include "analysis/oracle_origins.h"
 #include "analysis/origins.h"
 
 namespace ig::cli {
@@ -23,6 +24,13 @@ nlohmann::json tolerance_json(const ToleranceAdvice& t);
 
 void print_csv_matrix(const std::string& corner, const std::vector<std::string>& rows,
                       const std::vector<std::string>& columns, const nlohmann::json& cells);
+// An error as "1.23e-04" ("inf", "nan").
+std::string error_text(double e);
+// One origin (oracle_origin_json) on one line: node, the span it closes, case, errors, jump.
+std::string origin_text(const nlohmann::json& origin);
+// Origins against the oracle (oracle_origin_json, worst first per platform): at most
+// `per_platform` per platform, each with its self-check.
+void print_oracle_origins(const nlohmann::json& origins, size_t per_platform);
 // The text form of compare's JSON.
 void print_text_report(const StudyData& study, const nlohmann::json& j,
                        const std::vector<std::string>& columns);

@@ -3,9 +3,11 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <set>
 
+#include "core/strings.h"
 #include "inputs/mantissa_mask.h"
 #include "model/npy.h"
 #include "model/tensor_proto.h"
@@ -65,26 +67,53 @@ Expected<uint64_t> seed_of(const InputSource& src, uint64_t fallback) {
   return invalid_argument("seed '{}' is not a non-negative integer", it->second);
 }
 
-// Shape from the model's dims; symbolic dims come from shape= or default to 1.
-Expected<Shape> resolve_shape(const InputSource& src, const InputTarget& t, std::string& note) {
+// The shape of a generated input: shape= in its spec, else the target's (declared dims sized by
+// --shape / --dim, open ones 1). Without either, a literal value is a scalar.
+Expected<Shape> generated_shape(const InputSource& src, const InputTarget& t,
+                                std::vector<DefaultedDim>& defaulted) {
   auto it = src.options.find("shape");
   if (it != src.options.end()) {
+    if (t.shape_given)
+      return invalid_argument("its shape is given twice (--shape {}={} and shape={})", t.name,
+                              shape_string(*t.shape), it->second);
     IG_ASSIGN_OR_RETURN(Shape s, parse_shape(it->second));
-    if (t.has_shape) {
-      bool ok = s.size() == t.dims.size();
-      for (size_t i = 0; ok && i < s.size(); ++i)
-        ok = t.dims[i].value < 0 || t.dims[i].value == s[i];
-      if (!ok) return invalid_argument("shape={} does not fit the declared shape", it->second);
-    }
+    IG_RETURN_IF_ERROR(check_declared_shape(t, s, "shape=" + it->second));
     return s;
   }
-  if (!t.has_shape) return invalid_argument("the model declares no shape; give one with shape=");
-  Shape s;
-  for (const auto& d : t.dims) {
-    s.push_back(d.value >= 0 ? d.value : 1);
-    if (d.value < 0) note = "symbolic dims set to 1";
+  if (t.shape) {
+    defaulted = t.defaulted;
+    return *t.shape;
   }
-  return s;
+  if (t.has_shape) {  // a target made without sized_input_target: open dims are 1
+    InputTarget sized = t;
+    size_open_dims(sized, {});
+    defaulted = sized.defaulted;
+    return *sized.shape;
+  }
+  if (src.kind == InputSource::Kind::kValue) return Shape{};
+  return invalid_argument("the model declares no shape; give one with --shape {}=... or shape=",
+                          t.name);
+}
+
+// A file or image decides its own shape; it must agree with what --shape or --dim said. Fixed dims
+// are the backends' check (check_feeds), defaulted ones nobody asked for.
+Status check_sized_dims(const InputTarget& t, const Tensor& tensor) {
+  if (!t.shape) return Status::Ok();
+  const Shape& want = *t.shape;
+  if (t.shape_given) {
+    if (tensor.shape() == want) return Status::Ok();
+    return invalid_argument("it holds {} but --shape {}={} asks for another shape",
+                            tensor.describe(), t.name, shape_string(want));
+  }
+  for (size_t i = 0; i < t.dims.size() && i < want.size(); ++i) {
+    const bool defaulted = std::any_of(t.defaulted.begin(), t.defaulted.end(),
+                                       [&](const DefaultedDim& d) { return d.index == i; });
+    if (t.dims[i].value >= 0 || defaulted) continue;
+    if (tensor.rank() == static_cast<int>(want.size()) && tensor.shape()[i] == want[i]) continue;
+    return invalid_argument("it holds {} but dim {} ({}) is sized {} by --dim or --shape",
+                            tensor.describe(), i, t.dims[i].symbol, want[i]);
+  }
+  return Status::Ok();
 }
 
 Expected<Tensor> read_tensor_file(const std::string& path, const InputTarget& t) {
@@ -108,15 +137,22 @@ Expected<Tensor> read_tensor_file(const std::string& path, const InputTarget& t)
 Expected<Shape> parse_shape(const std::string& text) {
   Shape s;
   if (text.empty()) return s;
-  for (const auto& part : split(text, 'x')) {
-    try {
-      size_t used = 0;
-      const long long v = std::stoll(part, &used);
-      if (used != part.size() || v < 0) throw std::invalid_argument(part);
-      s.push_back(v);
-    } catch (const std::exception&) {
-      return invalid_argument("shape '{}': expected dims like 1x3x32x32", text);
-    }
+  const auto parts = split(text, 'x');
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    int64_t v = -1;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (part.empty())
+      return invalid_argument("shape '{}': dim {} is empty (expected sizes like 1x3x32x32)", text,
+                              i);
+    if (ec == std::errc::result_out_of_range)
+      return invalid_argument("shape '{}': dim {} ({}) is too large", text, i, part);
+    if (ec != std::errc() || end != part.data() + part.size() || v < 0)
+      return invalid_argument(
+          "shape '{}': dim {} ('{}') is not a size (expected sizes like "
+          "1x3x32x32)",
+          text, i, part);
+    s.push_back(v);
   }
   return s;
 }
@@ -136,6 +172,9 @@ Expected<InputSource> parse_input_source(const std::string& text) {
     src.head = head.substr(7);
   } else if (head.rfind("image:", 0) == 0) {
     src.kind = InputSource::Kind::kImage;
+    src.head = head.substr(6);
+  } else if (head.rfind("value:", 0) == 0) {
+    src.kind = InputSource::Kind::kValue;
     src.head = head.substr(6);
   } else if (head.rfind("file:", 0) == 0) {
     src.kind = InputSource::Kind::kFile;
@@ -163,10 +202,6 @@ Expected<InputSource> parse_input_source(const std::string& text) {
   return src;
 }
 
-InputTarget input_target(const Model& model, const ValueInfo& info) {
-  return {info.name, info.dtype, info.has_shape, info.dims, model.metadata, model.path};
-}
-
 Expected<NamedInput> make_input(const InputSource& src, const InputTarget& t,
                                 uint64_t default_seed) {
   auto fail = [&](const Status& st) {
@@ -181,7 +216,7 @@ Expected<NamedInput> make_input(const InputSource& src, const InputTarget& t,
       return fail(
           invalid_argument("dtype={} but the model declares {}", it->second, dtype_name(t.dtype)));
   }
-  NamedInput out{t.name, "", Tensor(), "", {}};
+  NamedInput out{t.name, "", Tensor(), "", {}, {}};
   InputTarget target = t;
   if (target.dtype == DType::kUndefined) {
     auto it = src.options.find("dtype");
@@ -195,6 +230,7 @@ Expected<NamedInput> make_input(const InputSource& src, const InputTarget& t,
         return fail(st);
       auto tensor = read_tensor_file(src.head, target);
       if (!tensor.ok()) return fail(tensor.status());
+      if (Status st = check_sized_dims(target, *tensor); !st.ok()) return fail(st);
       out.tensor = *tensor;
       out.source = "file:" + src.head;
       break;
@@ -202,14 +238,17 @@ Expected<NamedInput> make_input(const InputSource& src, const InputTarget& t,
     case InputSource::Kind::kImage: {
       auto tensor = image_input(src, target, out.source);
       if (!tensor.ok()) return fail(tensor.status());
+      if (Status st = check_sized_dims(target, *tensor); !st.ok()) return fail(st);
       out.tensor = *tensor;
       break;
     }
-    case InputSource::Kind::kRandom: {
-      std::string note;
-      auto shape = resolve_shape(src, target, note);
+    case InputSource::Kind::kRandom:
+    case InputSource::Kind::kValue: {
+      auto shape = generated_shape(src, target, out.defaulted);
       if (!shape.ok()) return fail(shape.status());
-      auto tensor = random_input(src, target, *shape, *seed, out.source);
+      auto tensor = src.kind == InputSource::Kind::kRandom
+                        ? random_input(src, target, *shape, *seed, out.source)
+                        : literal_input(src, target, *shape, out.source);
       if (!tensor.ok()) return fail(tensor.status());
       out.tensor = *tensor;
       break;
@@ -241,16 +280,37 @@ Expected<NamedInput> make_input(const InputSource& src, const InputTarget& t,
 Expected<std::vector<NamedInput>> gather_inputs(const Model& model,
                                                 const std::vector<std::string>& specs,
                                                 uint64_t seed) {
+  InputRequest request;
+  request.specs = specs;
+  request.seed = seed;
+  IG_ASSIGN_OR_RETURN(GatheredInputs g, gather_inputs(model, request));
+  return std::move(g.inputs);
+}
+
+Expected<GatheredInputs> gather_inputs(const Model& model, const InputRequest& request) {
   std::map<std::string, std::string> given;
-  for (const auto& s : specs) {
+  for (const auto& s : request.specs) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
-      return invalid_argument("--input '{}': expected NAME=SPEC (a file, image:PATH or random:...)",
-                              s);
+      return invalid_argument(
+          "--input '{}': expected NAME=SPEC (a file, image:PATH, random:... or value:V)", s);
     if (!given.emplace(s.substr(0, eq), s.substr(eq + 1)).second)
       return invalid_argument("--input '{}': input '{}' given twice", s, s.substr(0, eq));
   }
-  std::vector<NamedInput> out;
+  IG_ASSIGN_OR_RETURN(const InputSizing sizing, parse_input_sizing(request.shapes, request.dims));
+  GatheredInputs out;
+  for (const auto& [name, _] : sizing.shapes) out.unused_shapes.insert(name);
+  for (const auto& [symbol, _] : sizing.dims) out.unused_dims.insert(symbol);
+  for (const ValueInfo* in : model.graph.runtime_inputs()) {
+    out.input_names.push_back(in->name);
+    out.unused_shapes.erase(in->name);
+    for (const auto& d : in->dims) {
+      if (d.value >= 0 || d.symbol.empty()) continue;
+      out.unused_dims.erase(d.symbol);
+      if (std::find(out.symbols.begin(), out.symbols.end(), d.symbol) == out.symbols.end())
+        out.symbols.push_back(d.symbol);
+    }
+  }
   for (const ValueInfo* in : model.graph.runtime_inputs()) {
     if (!in->is_tensor)
       return unsupported("{}: input '{}' is a {}", model.path, in->name, in->type_description);
@@ -258,15 +318,13 @@ Expected<std::vector<NamedInput>> gather_inputs(const Model& model,
     const std::string spec = it != given.end() ? it->second : "random:uniform";
     if (it != given.end()) given.erase(it);
     IG_ASSIGN_OR_RETURN(InputSource src, parse_input_source(spec));
-    IG_ASSIGN_OR_RETURN(NamedInput value, make_input(src, input_target(model, *in), seed));
-    out.push_back(std::move(value));
+    IG_ASSIGN_OR_RETURN(InputTarget target, sized_input_target(model, *in, sizing));
+    IG_ASSIGN_OR_RETURN(NamedInput value, make_input(src, target, request.seed));
+    out.inputs.push_back(std::move(value));
   }
   if (!given.empty()) {
-    std::string names;
-    for (const auto* in : model.graph.runtime_inputs())
-      names += (names.empty() ? "" : ", ") + in->name;
     return invalid_argument("{}: the model has no input '{}' (inputs: {})", model.path,
-                            given.begin()->first, names);
+                            given.begin()->first, join_names(out.input_names));
   }
   return out;
 }

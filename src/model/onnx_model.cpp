@@ -282,18 +282,16 @@ Expected<Model> model_from_proto(onnx::ModelProto& proto, const std::string& lab
   const uint64_t budget =
       options.max_memory_bytes ? options.max_memory_bytes : default_memory_budget();
   IG_RETURN_IF_ERROR(check_declared_sizes(proto, label, budget));
-  if (options.run_checker) {
-    Status st = check_model_proto(proto);
-    if (!st.ok()) return st.with_context(label);
-  }
-  // Before shape inference and any kernel, which divide by these.
+  // Before any libonnx code and any kernel, which divide by these.
   if (Status st = check_divisor_attributes(proto.graph()); !st.ok()) return st.with_context(label);
-  // Shape inference is advisory (execution computes shapes itself and reports mismatches), but
-  // libonnx can crash in it: it runs in a child process.
-  if (options.infer_shapes) {
-    IG_RETURN_IF_ERROR(
-        infer_shapes_isolated(proto, label, options.shape_inference_timeout_seconds));
-  }
+  // The checker, then shape inference (advisory: execution computes shapes itself and reports
+  // mismatches); libonnx can crash in either, so they run isolated (shape_inference.h).
+  OnnxChecks checks;
+  checks.checker = options.run_checker;
+  checks.infer_shapes = options.infer_shapes;
+  checks.in_this_process = options.onnx_in_this_process;
+  checks.timeout_seconds = options.shape_inference_timeout_seconds;
+  IG_RETURN_IF_ERROR(check_and_infer(proto, label, checks));
   IG_RETURN_IF_ERROR(check_declared_sizes(proto, label, budget));
   Model m;
   m.path = label;

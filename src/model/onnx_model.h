@@ -18,7 +18,10 @@ struct LoadOptions {
   int max_subgraph_depth = 32;
   // Declared tensor sizes must fit (model/limits.h); 0: default_memory_budget().
   uint64_t max_memory_bytes = 0;
-  double shape_inference_timeout_seconds = 60;  // it runs in a child process (shape_inference.h)
+  double shape_inference_timeout_seconds = 60;  // checker and inference together
+  // The checker and shape inference run in a helper process (shape_inference.h), except in a
+  // process that is itself isolated and restarted on a crash (a platform worker).
+  bool onnx_in_this_process = false;
 };
 
 // Reads, parses, checks and converts a model. Errors name the file and, where it applies, the node.

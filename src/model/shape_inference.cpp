@@ -1,112 +1,301 @@
 #include "model/shape_inference.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstring>
+#include <functional>
+#include <mutex>
 
 namespace ig {
 
 namespace {
 
-constexpr int kInferenceThrew = 3;
+// What the helper answers, in order: the checker's verdict, then inference's.
+enum class Frame : uint8_t {
+  kCheckerFailed = 1,  // payload: the checker's message
+  kCheckerPassed = 2,
+  kInferred = 3,        // payload: the model with inferred shapes, without initializer data
+  kInferenceThrew = 4,  // advisory: the model is used without inferred shapes
+};
+constexpr uint8_t kWantChecker = 1, kWantInference = 2;
+constexpr size_t kHeader = 1 + sizeof(uint64_t);
 
-// In the child: infer, then send the model back without initializer data (inference does not
-// change initializers; the parent keeps its own, saving a copy of the weights through the pipe).
-[[noreturn]] void child(onnx::ModelProto& proto, int fd) {
-  // Die of the signal itself, so the parent sees which one, also where a sanitizer or a crash
-  // reporter installed handlers.
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
+using Emit = std::function<void(Frame, const std::string&)>;
+
+// The checks themselves, wherever they run.
+void run_checks(onnx::ModelProto& proto, uint8_t want, const Emit& emit) {
+  if (want & kWantChecker) {
+    try {
+      onnx::checker::check_model(proto);
+    } catch (const std::exception& e) {
+      emit(Frame::kCheckerFailed, e.what());
+      return;
+    }
+  }
+  emit(Frame::kCheckerPassed, "");
+  if (!(want & kWantInference)) return;
   try {
     onnx::shape_inference::InferShapes(proto);
   } catch (const std::exception&) {
-    _exit(kInferenceThrew);
+    emit(Frame::kInferenceThrew, "");
+    return;
   }
-  proto.mutable_graph()->clear_initializer();
-  std::string bytes;
-  if (!proto.SerializeToString(&bytes)) _exit(kInferenceThrew);
-  for (size_t done = 0; done < bytes.size();) {
-    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+  emit(Frame::kInferred, "");
+}
+
+// Inference does not change initializers: the caller keeps its own, and the helper sends back the
+// graph without their data.
+void keep_initializers(onnx::ModelProto& inferred, onnx::ModelProto& proto) {
+  inferred.mutable_graph()->mutable_initializer()->Swap(
+      proto.mutable_graph()->mutable_initializer());
+  proto = std::move(inferred);
+}
+
+bool parse_trusted(const std::string& bytes, onnx::ModelProto& out) {
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                static_cast<int>(bytes.size()));
+  stream.SetRecursionLimit(INT32_MAX);  // a model the caller parsed already, within its limits
+  return bytes.size() <= static_cast<size_t>(INT32_MAX) && out.ParseFromCodedStream(&stream);
+}
+
+bool write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) _exit(kInferenceThrew);
-    done += static_cast<size_t>(w);
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
   }
-  _exit(0);
+  return true;
+}
+
+bool write_frame(int fd, uint8_t kind, const std::string& payload) {
+  char header[kHeader];
+  header[0] = static_cast<char>(kind);
+  const uint64_t n = payload.size();
+  std::memcpy(header + 1, &n, sizeof n);
+  return write_all(fd, header, sizeof header) && write_all(fd, payload.data(), payload.size());
+}
+
+// Blocking read of exactly n bytes (the helper's side).
+bool read_all(int fd, char* p, size_t n) {
+  while (n > 0) {
+    const ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// The helper: requests until its parent closes the socket.
+[[noreturn]] void serve(int fd) {
+  for (;;) {
+    char header[kHeader];
+    if (!read_all(fd, header, sizeof header)) _exit(0);
+    uint64_t n = 0;
+    std::memcpy(&n, header + 1, sizeof n);
+    std::string bytes(n, '\0');
+    if (!read_all(fd, bytes.data(), n)) _exit(0);
+    onnx::ModelProto proto;
+    if (!parse_trusted(bytes, proto)) _exit(3);
+    bytes.clear();
+    run_checks(proto, static_cast<uint8_t>(header[0]), [&](Frame f, const std::string& text) {
+      std::string payload = text;
+      if (f == Frame::kInferred) {
+        proto.mutable_graph()->clear_initializer();
+        if (!proto.SerializeToString(&payload)) _exit(3);
+      }
+      if (!write_frame(fd, static_cast<uint8_t>(f), payload)) _exit(0);
+    });
+  }
+}
+
+class Helper {
+ public:
+  ~Helper() { stop(false); }
+
+  // One request at a time: the helper is one process.
+  Status check(onnx::ModelProto& proto, const std::string& label, const OnnxChecks& checks) {
+    const std::lock_guard lock(mu_);
+    IG_RETURN_IF_ERROR(start(label));
+    std::string bytes;
+    if (!proto.SerializeToString(&bytes))
+      return internal_error("{}: the model cannot be serialized for the ONNX checker", label);
+    const uint8_t want =
+        (checks.checker ? kWantChecker : 0) | (checks.infer_shapes ? kWantInference : 0);
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(checks.timeout_seconds));
+    bool checker_passed = false;
+    auto lost = [&](bool timed_out) {
+      const int sig = stop(timed_out);
+      if (timed_out) {
+        return resource_exhausted("{}: ONNX {} took longer than {:g} s", label,
+                                  checker_passed ? "shape inference" : "checker",
+                                  checks.timeout_seconds);
+      }
+      const std::string what = checker_passed ? "shape inference" : "checker";
+      return invalid_argument(
+          "{}: ONNX {} crashed on this model ({}); a node has attributes or input ranks that "
+          "libonnx does not check",
+          label, what, sig > 0 ? strsignal(sig) : "the helper process ended");
+    };
+    if (!write_frame(sock_, want, bytes)) return lost(false);
+    bytes.clear();
+    for (;;) {
+      uint8_t kind = 0;
+      std::string payload;
+      bool timed_out = false;
+      if (!read_frame(kind, payload, timed_out)) return lost(timed_out);
+      switch (static_cast<Frame>(kind)) {
+        case Frame::kCheckerFailed:
+          return invalid_argument("{}: ONNX checker: {}", label, payload);
+        case Frame::kCheckerPassed:
+          checker_passed = true;
+          if (!checks.infer_shapes) return Status::Ok();
+          break;
+        case Frame::kInferenceThrew:
+          return Status::Ok();
+        case Frame::kInferred: {
+          onnx::ModelProto inferred;
+          if (!parse_trusted(payload, inferred))
+            return internal_error("{}: shape inference sent back an unreadable model", label);
+          keep_initializers(inferred, proto);
+          return Status::Ok();
+        }
+        default:
+          stop(false);
+          return internal_error("{}: the ONNX helper sent an unknown answer", label);
+      }
+    }
+  }
+
+  int pid() {
+    const std::lock_guard lock(mu_);
+    return pid_;
+  }
+
+ private:
+  Status start(const std::string& label) {
+    if (pid_ > 0) return Status::Ok();
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+      return io_error("{}: ONNX helper: socketpair: {}", label, strerror(errno));
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      ::close(fds[0]);
+      ::close(fds[1]);
+      return io_error("{}: ONNX helper: fork: {}", label, strerror(errno));
+    }
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      // Die of the signal itself, so the parent sees which one, also where a sanitizer or a
+      // crash reporter installed handlers.
+      for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE, SIGINT, SIGTERM})
+        ::signal(sig, SIG_DFL);
+      // Only our socket stays open: an inherited end of a worker's socket or of a pipe would keep
+      // the other side from seeing it closed.
+      if (::dup2(fds[1], 3) < 0) _exit(3);
+      ::close_range(4, ~0U, 0);
+      serve(3);
+    }
+    ::close(fds[1]);
+    pid_ = pid;
+    sock_ = fds[0];
+    return Status::Ok();
+  }
+
+  // Ends the helper; returns the signal that ended it, if any.
+  int stop(bool kill_it) {
+    if (pid_ <= 0) return 0;
+    if (kill_it) ::kill(pid_, SIGKILL);
+    ::close(sock_);
+    int status = 0;
+    // Closing the socket ends a live helper (it reads EOF); a crashed one is reaped.
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    sock_ = -1;
+    return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  }
+
+  bool read_exact(char* p, size_t n, bool& timed_out) {
+    while (n > 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            deadline_ - std::chrono::steady_clock::now())
+                            .count();
+      if (left <= 0) {
+        timed_out = true;
+        return false;
+      }
+      pollfd pfd{sock_, POLLIN, 0};
+      const int ready = ::poll(&pfd, 1, static_cast<int>(std::min<long long>(left, 1000)));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready <= 0) continue;
+      const ssize_t r = ::read(sock_, p, n);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;
+      p += r;
+      n -= static_cast<size_t>(r);
+    }
+    return true;
+  }
+
+  bool read_frame(uint8_t& kind, std::string& payload, bool& timed_out) {
+    char header[kHeader];
+    if (!read_exact(header, sizeof header, timed_out)) return false;
+    kind = static_cast<uint8_t>(header[0]);
+    uint64_t n = 0;
+    std::memcpy(&n, header + 1, sizeof n);
+    if (n > static_cast<uint64_t>(INT32_MAX)) return false;
+    payload.assign(n, '\0');
+    return read_exact(payload.data(), n, timed_out);
+  }
+
+  std::mutex mu_;
+  pid_t pid_ = -1;
+  int sock_ = -1;
+  std::chrono::steady_clock::time_point deadline_;
+};
+
+Helper& helper() {
+  static Helper h;
+  return h;
+}
+
+Status check_here(onnx::ModelProto& proto, const std::string& label, const OnnxChecks& checks) {
+  const uint8_t want =
+      (checks.checker ? kWantChecker : 0) | (checks.infer_shapes ? kWantInference : 0);
+  Status result = Status::Ok();
+  run_checks(proto, want, [&](Frame f, const std::string& text) {
+    if (f == Frame::kCheckerFailed) result = invalid_argument("{}: ONNX checker: {}", label, text);
+  });
+  return result;
 }
 
 }  // namespace
 
-Status infer_shapes_isolated(onnx::ModelProto& proto, const std::string& label,
-                             double timeout_seconds) {
-  int fds[2];
-  if (::pipe(fds) != 0) return io_error("{}: shape inference: pipe: {}", label, strerror(errno));
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return io_error("{}: shape inference: fork: {}", label, strerror(errno));
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    child(proto, fds[1]);
-  }
-  ::close(fds[1]);
-  std::string bytes;
-  bool timed_out = false;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
-  char buf[65536];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) continue;
-    const ssize_t r = ::read(fds[0], buf, sizeof buf);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    bytes.append(buf, static_cast<size_t>(r));
-  }
-  ::close(fds[0]);
-  if (timed_out) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out) {
-    return resource_exhausted("{}: ONNX shape inference took longer than {:g} s", label,
-                              timeout_seconds);
-  }
-  if (WIFSIGNALED(status)) {
-    return invalid_argument(
-        "{}: ONNX shape inference crashed on this model ({}); a node has attributes or input "
-        "ranks that libonnx does not check",
-        label, strsignal(WTERMSIG(status)));
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return Status::Ok();  // advisory: no shapes
-  onnx::ModelProto inferred;
-  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                static_cast<int>(bytes.size()));
-  stream.SetRecursionLimit(INT32_MAX);  // our own child's output of a model already parsed
-  if (bytes.size() > static_cast<size_t>(INT32_MAX) || !inferred.ParseFromCodedStream(&stream)) {
-    return internal_error("{}: shape inference sent back an unreadable model", label);
-  }
-  inferred.mutable_graph()->mutable_initializer()->Swap(
-      proto.mutable_graph()->mutable_initializer());
-  proto = std::move(inferred);
-  return Status::Ok();
+Status check_and_infer(onnx::ModelProto& proto, const std::string& label,
+                       const OnnxChecks& checks) {
+  if (!checks.checker && !checks.infer_shapes) return Status::Ok();
+  if (checks.in_this_process) return check_here(proto, label, checks);
+  return helper().check(proto, label, checks);
 }
+
+int onnx_helper_pid() { return helper().pid(); }
 
 }  // namespace ig

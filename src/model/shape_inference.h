@@ -1,7 +1,10 @@
-// ONNX shape inference in a child process. libonnx's inference functions crash on some malformed
+// libonnx's checker and shape inference on untrusted models. libonnx crashes on some malformed
 // models (SIGFPE dividing by a zero stride, SIGSEGV indexing the dims of a rank-0 Gemm input, both
-// found by fuzz/); in a child, such a crash is an error naming the model, not the end of the
-// coordinator, and a hang is cut off.
+// found by fuzz/), so a process that must survive them (the coordinator, a test) runs them in one
+// long-lived helper process, forked once and reused for every model: a crash there is an error
+// naming the model, the helper is started again for the next one, and a hang is cut off. A fork
+// per model cost two thirds of a campaign's time. A process that is itself the isolation (a
+// platform worker, restarted on a crash) runs them in place.
 #pragma once
 
 #include <string>
@@ -14,10 +17,19 @@ class ModelProto;
 
 namespace ig {
 
-// Adds inferred types and shapes to `proto` (value_info, outputs). An exception inside inference
-// leaves `proto` unchanged and is not an error (inference is advisory); a crash or a run longer
-// than `timeout_seconds` is.
-Status infer_shapes_isolated(onnx::ModelProto& proto, const std::string& label,
-                             double timeout_seconds);
+struct OnnxChecks {
+  bool checker = true;       // onnx::checker::check_model
+  bool infer_shapes = true;  // adds inferred types and shapes (value_info, outputs)
+  bool in_this_process = false;
+  double timeout_seconds = 60;
+};
+
+// Runs the checker, then shape inference, on `proto`. A checker complaint is an error; an
+// exception inside inference leaves `proto` unchanged and is not (inference is advisory); a
+// crash or a run longer than `timeout_seconds` is.
+Status check_and_infer(onnx::ModelProto& proto, const std::string& label, const OnnxChecks& checks);
+
+// The helper's process id, or -1 while none runs (tests).
+int onnx_helper_pid();
 
 }  // namespace ig

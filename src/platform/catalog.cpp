@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "platform/spec.h"
+
 namespace ig {
 
 PlatformCatalog& PlatformCatalog::global() {
@@ -23,6 +25,19 @@ std::vector<std::pair<std::string, PlatformCandidate>> PlatformCatalog::candidat
   for (const auto& [backend, list] : listers)
     for (auto& c : list()) out.emplace_back(backend, std::move(c));
   return out;
+}
+
+std::map<std::string, std::map<std::string, std::string>>& unfused_options() {
+  static std::map<std::string, std::map<std::string, std::string>> options;
+  return options;
+}
+
+Expected<std::string> unfused_spec(const Catalog& catalog, const std::string& spec) {
+  IG_ASSIGN_OR_RETURN(PlatformSpec parsed, parse_platform_spec(spec));
+  auto it = catalog.unfused.find(parsed.backend);
+  if (it != catalog.unfused.end())
+    for (const auto& [key, value] : it->second) parsed.options[key] = value;
+  return parsed.to_string();
 }
 
 std::vector<std::string> Catalog::presets() const {

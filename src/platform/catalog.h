@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,16 @@ struct CandidateRegistrar {
   }
 };
 
+// The options that turn a backend's cross-node fusion off (onednn: fuse=off, ort: opt=disabled):
+// the self-check re-runs a span of nodes unfused on the same library. Registered next to the
+// backend's factory with an UnfusedRegistrar; a backend without fusion registers nothing.
+std::map<std::string, std::map<std::string, std::string>>& unfused_options();
+struct UnfusedRegistrar {
+  UnfusedRegistrar(const std::string& backend, std::map<std::string, std::string> options) {
+    unfused_options()[backend] = std::move(options);
+  }
+};
+
 // The catalog as a coordinator sees it: what the worker executable registered (read with
 // read_catalog, worker/probe.h), since the coordinator links no backend.
 struct CatalogEntry {
@@ -49,8 +60,13 @@ struct CatalogEntry {
 struct Catalog {
   std::vector<std::pair<std::string, std::string>> backends;  // name, description
   std::vector<CatalogEntry> candidates;
-  std::vector<std::string> presets() const;  // every preset name, sorted
+  std::map<std::string, std::map<std::string, std::string>> unfused;  // as unfused_options()
+  std::vector<std::string> presets() const;                           // every preset name, sorted
 };
+
+// `spec` with its backend's unfused options set (canonical); `spec` itself for a backend that
+// fuses nothing.
+Expected<std::string> unfused_spec(const Catalog& catalog, const std::string& spec);
 
 // "all" (every visible candidate), a backend name, or a preset a backend declared.
 Expected<std::vector<std::string>> preset_specs(const Catalog& catalog, const std::string& preset);

@@ -22,6 +22,7 @@ Expected<RenderedReport> render_report(const nlohmann::json& data, const std::st
   dendrogram_section(page, data);
   sweep_section(page, data);
   oracle_section(page, data);
+  oracle_origins_section(page, data);
   origins_section(page, data);
   campaign_sections(page, data["campaign"]);
   hosts_section(page, data);

@@ -6,6 +6,7 @@
 
 #include "analysis/hosts.h"
 #include "analysis/oracle.h"
+#include "analysis/oracle_origins.h"
 #include "analysis/origins.h"
 #include "report/dendrogram.h"
 
@@ -134,6 +135,9 @@ Expected<nlohmann::json> oracle_data(const StudyData& study, TensorCache& cache)
   nlohmann::json j{{"oracle", study.oracles.empty() ? "" : study.oracles[0].spec},
                    {"ranking", nlohmann::json::array()}};
   for (const auto& e : ranking) j["ranking"].push_back(oracle_error_json(e));
+  IG_ASSIGN_OR_RETURN(auto origins, oracle_origins(study, cache));
+  j["origins"] = nlohmann::json::array();
+  for (const auto& o : origins) j["origins"].push_back(oracle_origin_json(o));
   return j;
 }
 

@@ -1,5 +1,7 @@
 #include "report/sections.h"
 
+#include <fmt/format.h>
+
 #include "report/charts.h"
 #include "report/escape.h"
 
@@ -180,6 +182,43 @@ void oracle_section(HtmlPage& page, const json& data) {
                    page.chart(oracle_chart(o["ranking"])) +
                    text_table({"rank", "platform", "max ULP", "max abs error", "max rel error",
                                "RP vs rounded oracle"},
+                              rows));
+}
+
+void oracle_origins_section(HtmlPage& page, const json& data) {
+  const json& o = data["oracle"];
+  const char* title = "Where the error against the oracle is born";
+  if (o["ranking"].empty())
+    return page.section("oracle-origins", title, absent("No oracle runs in this store."));
+  if (o["origins"].empty())
+    return page.section("oracle-origins", title,
+                        absent("No platform's error jumps at any traced node (output error at "
+                               "least 100 times its inputs'), or no per-layer capture."));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& e : o["origins"]) {
+    std::string node = cell_text(e["op_type"]) + " '" + cell_text(e["node"]) + "'";
+    if (e["covers"].size() > 1)
+      node += std::string(e["fused"].get<bool>() ? " (fused: " : " (untraced: ") +
+              std::to_string(e["covers"].size()) + " nodes)";
+    const json& sc = e["self_check"];
+    std::string check = cell_text(sc["verdict"]);
+    if (sc.contains("reason")) check += ": " + cell_text(sc["reason"]);
+    // Three significant digits: these are magnitudes, not bits.
+    auto magnitude = [](const json& v) {
+      return v.is_number() ? fmt::format("{:.3g}", v.get<double>()) : cell_text(v);
+    };
+    rows.push_back({cell_text(e["platform"]), cell_text(e["case"]), node,
+                    magnitude(e["input_error"]), magnitude(e["output_error"]), magnitude(e["jump"]),
+                    check});
+  }
+  page.section("oracle-origins", title,
+               paragraph("Per platform, worst first: nodes whose output error against the oracle "
+                         "(max |y - oracle| / max |oracle| over the tensor) is at least 100 times "
+                         "the error of their inputs. Where the output is off by more than 1e-2 "
+                         "while the inputs agree to 1e-5, the node was re-run alone (self-check): "
+                         "kernel, suspect-fusion, suspect-adapter or ill-conditioned.") +
+                   text_table({"platform", "case", "node", "input error", "output error", "jump",
+                               "self-check"},
                               rows));
 }
 

@@ -15,6 +15,7 @@ void layers_section(HtmlPage& page, const nlohmann::json& data);
 void dendrogram_section(HtmlPage& page, const nlohmann::json& data);
 void sweep_section(HtmlPage& page, const nlohmann::json& data);
 void oracle_section(HtmlPage& page, const nlohmann::json& data);
+void oracle_origins_section(HtmlPage& page, const nlohmann::json& data);
 void origins_section(HtmlPage& page, const nlohmann::json& data);
 void hosts_section(HtmlPage& page, const nlohmann::json& data);
 // sections_campaign.cpp: support matrix, failure taxonomy, discrepancy, compiled vs eager,

@@ -41,6 +41,10 @@ CREATE TABLE IF NOT EXISTS node_notes(run INTEGER NOT NULL REFERENCES runs(id),
 CREATE TABLE IF NOT EXISTS rejections(run INTEGER NOT NULL REFERENCES runs(id),
   position INTEGER NOT NULL, node TEXT NOT NULL, op_type TEXT NOT NULL, node_index INTEGER NOT NULL,
   reason TEXT NOT NULL, PRIMARY KEY(run, position));
+CREATE TABLE IF NOT EXISTS self_checks(run INTEGER NOT NULL REFERENCES runs(id),
+  value TEXT NOT NULL, kind TEXT NOT NULL, spec TEXT NOT NULL, nodes TEXT NOT NULL,
+  verdict TEXT NOT NULL, reason TEXT NOT NULL, hash TEXT NOT NULL, dtype TEXT NOT NULL,
+  shape TEXT NOT NULL, PRIMARY KEY(run, value, kind));
 )sql";
 
 struct Stats {
@@ -250,15 +254,27 @@ Expected<bool> Store::put_run(const RunKey& key, const RunResult& result) {
 
 Status Store::write_outputs(int64_t run_id, const std::vector<TracedTensor>& tensors,
                             bool is_output) {
-  sql::Stmt o(db_,
-              "INSERT INTO node_outputs(run, node_index, value, node, op_type, hash, dtype, "
-              "shape, is_output, min, max, mean, nan_count, inf_count) "
-              "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-              "ON CONFLICT(run, value) DO UPDATE SET is_output = is_output OR excluded.is_output");
+  // A value both traced and a graph output has one row, and the graph output's tensor wins: a
+  // backend that traces a copy of the model (ORT) may compute the output another way, and the
+  // output is what the platform computes. A trace added later never replaces a recorded row.
+  const std::string on_conflict =
+      is_output ? "hash = excluded.hash, dtype = excluded.dtype, shape = excluded.shape, "
+                  "min = excluded.min, max = excluded.max, mean = excluded.mean, "
+                  "nan_count = excluded.nan_count, inf_count = excluded.inf_count, is_output = 1"
+                : "is_output = is_output";
+  sql::Stmt o(db_, ("INSERT INTO node_outputs(run, node_index, value, node, op_type, hash, dtype, "
+                    "shape, is_output, min, max, mean, nan_count, inf_count) "
+                    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT(run, value) DO UPDATE SET " +
+                    on_conflict)
+                       .c_str());
   // What the platform did at a node (e.g. "algo=winograd", "conv=direct (winograd4 needs stride
-  // 1)") and which nodes a fused tensor covers: kept only where there is something to say.
-  sql::Stmt n(db_,
-              "INSERT OR REPLACE INTO node_notes(run, value, note, covers) VALUES(?, ?, ?, ?)");
+  // 1)") and which nodes a fused tensor covers: kept only where there is something to say; a
+  // graph output's note replaces its trace's.
+  sql::Stmt n(db_, is_output ? "INSERT OR REPLACE INTO node_notes(run, value, note, covers) "
+                               "VALUES(?, ?, ?, ?)"
+                             : "INSERT OR IGNORE INTO node_notes(run, value, note, covers) "
+                               "VALUES(?, ?, ?, ?)");
   for (const auto& t : tensors) {
     if (!t.note.empty() || !t.covers.empty()) {
       n.reset();

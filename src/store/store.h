@@ -4,12 +4,14 @@
 // host, repetition), so a killed study resumes where it stopped and never records a run twice.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "results/run_result.h"
@@ -64,6 +66,25 @@ struct StoredNode {
   nlohmann::json attributes;
 };
 
+// The self-check (study/self_check.h) re-runs a span of nodes of a platform run alone, fed the
+// values that run traced at the span's inputs: on the platform with its fusion off, and on the
+// oracle.
+enum class SelfCheckKind : uint8_t { kUnfused, kOracle, kCount };
+inline constexpr std::array<std::string_view, static_cast<size_t>(SelfCheckKind::kCount)>
+    kSelfCheckKindNames = {"unfused", "oracle"};
+std::string_view self_check_kind_name(SelfCheckKind k);
+
+struct StoredSelfCheck {
+  int64_t run = 0;    // the platform run whose span was re-run
+  std::string value;  // the span's output that was checked
+  SelfCheckKind kind = SelfCheckKind::kUnfused;
+  std::string spec;            // the platform that ran it
+  std::vector<int64_t> nodes;  // the span's nodes (graph_nodes.idx)
+  Verdict verdict = Verdict::kError;
+  std::string reason;
+  std::optional<TensorKey> tensor;  // `value` as the re-run computed it (verdict ok)
+};
+
 struct StoredModel {
   std::string hash, path, name;
   nlohmann::json lineage;
@@ -80,8 +101,9 @@ struct StoredHost {
 };
 
 // Bumped whenever a table or the meaning of a column changes. Version 2 added rejections and the
-// version itself; stores of version 1 have no schema_version in meta.
-inline constexpr int kStoreSchemaVersion = 2;
+// version itself; stores of version 1 have no schema_version in meta. Version 3 added self_checks,
+// and a graph output's row holds the tensor of the unmodified model where a traced copy differs.
+inline constexpr int kStoreSchemaVersion = 3;
 
 class Store {
  public:
@@ -126,6 +148,10 @@ class Store {
   // Every run's rejections, by run id (the campaign analysis reads them all at once).
   Expected<std::map<int64_t, std::vector<Rejection>>> all_rejections() const;
   Expected<Tensor> tensor(const TensorKey& key) const;
+  // A self-check re-run and, when it ran ok, its tensor; a row already stored is kept.
+  Status put_self_check(const StoredSelfCheck& row, const Tensor* tensor);
+  // Every self-check re-run, by the run it checked.
+  Expected<std::map<int64_t, std::vector<StoredSelfCheck>>> self_checks() const;
   Expected<int64_t> count(const std::string& table) const;
 
   // Unions the store at `other` into this one; existing runs (by key) are kept.

@@ -6,6 +6,7 @@
 
 #include "store/sqlite_util.h"
 #include "store/store.h"
+#include "store/store_parse.h"
 #include "tensor/hash.h"
 
 namespace ig {
@@ -21,6 +22,8 @@ std::vector<std::string> parse_strings(const std::string& text) {
   auto j = parse_json(text);
   return j.is_array() ? j.get<std::vector<std::string>>() : std::vector<std::string>{};
 }
+
+}  // namespace
 
 Expected<uint64_t> parse_hash(const std::string& hex) {
   uint64_t h = 0;
@@ -38,8 +41,6 @@ Expected<DType> parse_dtype(const std::string& name) {
   if (!dt) return parse_error("unknown dtype '{}' in store", name);
   return *dt;
 }
-
-}  // namespace
 
 Status Store::put_tensor(const Tensor& t) { return put_tensor(TensorKey::of(t), t); }
 
@@ -253,6 +254,11 @@ INSERT OR IGNORE INTO node_notes SELECT d.id, n.value, n.note, n.covers
     AND d.host = s.host AND d.repetition = s.repetition;
 INSERT OR IGNORE INTO rejections SELECT d.id, r.position, r.node, r.op_type, r.node_index, r.reason
   FROM src.rejections r JOIN src.runs s ON r.run = s.id
+  JOIN main.runs d ON d.model = s.model AND d.input = s.input AND d.platform = s.platform
+    AND d.host = s.host AND d.repetition = s.repetition;
+INSERT OR IGNORE INTO self_checks SELECT d.id, c.value, c.kind, c.spec, c.nodes, c.verdict,
+  c.reason, c.hash, c.dtype, c.shape
+  FROM src.self_checks c JOIN src.runs s ON c.run = s.id
   JOIN main.runs d ON d.model = s.model AND d.input = s.input AND d.platform = s.platform
     AND d.host = s.host AND d.repetition = s.repetition;
 )sql"));

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+#include "backends/ref/ref_opsets.h"
+#include "core/strings.h"
 #include "inputs/inputs.h"
 #include "model/onnx_model.h"
 #include "platform/spec.h"
@@ -74,31 +76,50 @@ std::vector<StoredNode> graph_nodes(const Model& model) {
 
 }  // namespace
 
-Expected<ModelEntry> register_model(Store& store, const std::string& path,
-                                    const LoadOptions& load) {
+Expected<ModelEntry> load_model_entry(const std::string& path, const LoadOptions& load) {
   ModelEntry e;
   IG_ASSIGN_OR_RETURN(e.hash, file_hash(path));
   IG_ASSIGN_OR_RETURN(e.model, load_model(path, load));
+  IG_RETURN_IF_ERROR(check_ref_opsets(e.model));
   e.path = fs::absolute(path).string();
-  StoredModel m{e.hash, e.path, model_name(path), {{"source", "file"}, {"path", e.path}}};
+  return e;
+}
+
+namespace {
+
+// What the store keeps of a model: its row and its main graph's nodes.
+std::pair<StoredModel, std::vector<StoredNode>> model_row(const ModelEntry& e) {
+  StoredModel m{e.hash, e.path, model_name(e.path), {{"source", "file"}, {"path", e.path}}};
   // A variant's lineage (synth/mutate.h) travels in its metadata; the store keeps it.
   if (auto it = e.model.metadata.find("infergap.mutate.lineage"); it != e.model.metadata.end()) {
     auto j = nlohmann::json::parse(it->second, nullptr, false);
     if (j.is_object()) m.lineage["variant"] = j;
   }
-  IG_RETURN_IF_ERROR(store.put_model(m, graph_nodes(e.model)));
+  return {std::move(m), graph_nodes(e.model)};
+}
+
+}  // namespace
+
+Status store_model(Store& store, const ModelEntry& e) {
+  const auto [m, nodes] = model_row(e);
+  return store.put_model(m, nodes);
+}
+
+Expected<ModelEntry> register_model(Store& store, const std::string& path,
+                                    const LoadOptions& load) {
+  IG_ASSIGN_OR_RETURN(ModelEntry e, load_model_entry(path, load));
+  IG_RETURN_IF_ERROR(store_model(store, e));
   return e;
 }
 
-Expected<InputEntry> register_input(Store& store, const Model& model,
-                                    const std::vector<std::string>& files, uint64_t seed) {
-  IG_ASSIGN_OR_RETURN(auto records, gather_inputs(model, files, seed));
-  InputEntry e;
-  nlohmann::json recipe{{"seed", seed}, {"inputs", nlohmann::json::array()}};
+Expected<PreparedInput> prepare_input(const Model& model, const InputRequest& request) {
+  PreparedInput p;
+  IG_ASSIGN_OR_RETURN(p.gathered, gather_inputs(model, request));
+  InputEntry& e = p.entry;
+  nlohmann::json recipe{{"seed", request.seed}, {"inputs", nlohmann::json::array()}};
   std::string identity;
   std::string label;
-  std::vector<Tensor> tensors;
-  for (const auto& r : records) {
+  for (const auto& r : p.gathered.inputs) {
     const std::string h = hash_hex(tensor_hash(r.tensor));
     identity += r.name + '\0' + dtype_name(r.tensor.dtype()) + shape_json(r.tensor.shape()) + h;
     nlohmann::json injected = nlohmann::json::array();
@@ -111,40 +132,45 @@ Expected<InputEntry> register_input(Store& store, const Model& model,
                                 {"injections", injected}});
     label += (label.empty() ? "" : ",") + r.name + "=" + r.source;
     e.feeds[r.name] = r.tensor;
-    tensors.push_back(r.tensor);
+    p.tensors.push_back(r.tensor);
   }
   e.hash = hash_hex(XXH3_64bits(identity.data(), identity.size()));
-  IG_RETURN_IF_ERROR(store.put_input({e.hash, label, recipe}, tensors));
-  return e;
+  e.flags = request.flags();
+  p.stored = {e.hash, label, recipe};
+  return p;
+}
+
+Expected<InputEntry> register_input(Store& store, const Model& model,
+                                    const std::vector<std::string>& files, uint64_t seed) {
+  IG_ASSIGN_OR_RETURN(PreparedInput p, prepare_input(model, InputRequest{files, {}, {}, seed}));
+  IG_RETURN_IF_ERROR(store.put_input(p.stored, p.tensors));
+  return p.entry;
 }
 
 namespace {
 
 // The input sets a study runs a model on: the sets given for its path, else the inputs the model
 // carries (a campaign variant's), else input_sets seeded sets from input_files and random data.
-Expected<std::vector<InputEntry>> input_sets_of(Store& store, const StudyOptions& options,
-                                                const std::string& path, const Model& model) {
-  std::vector<InputEntry> sets;
+// --shape and --dim apply to each.
+Expected<std::vector<InputRequest>> input_requests_of(const StudyOptions& options,
+                                                      const std::string& path, const Model& model) {
+  auto request = [&](std::vector<std::string> specs, uint64_t seed) {
+    return InputRequest{std::move(specs), options.shapes, options.dims, seed};
+  };
+  std::vector<InputRequest> sets;
   if (auto it = options.input_spec_sets.find(path); it != options.input_spec_sets.end()) {
-    for (const auto& specs : it->second) {
-      IG_ASSIGN_OR_RETURN(auto in, register_input(store, model, specs, options.seed));
-      sets.push_back(std::move(in));
-    }
+    for (const auto& specs : it->second) sets.push_back(request(specs, options.seed));
     return sets;
   }
   if (options.model_inputs) {
     IG_ASSIGN_OR_RETURN(auto own, options.model_inputs(path, model));
     if (!own.empty()) {
-      IG_ASSIGN_OR_RETURN(auto in, register_input(store, model, own, options.seed));
-      sets.push_back(std::move(in));
+      sets.push_back(request(own, options.seed));
       return sets;
     }
   }
-  for (int i = 0; i < options.input_sets; ++i) {
-    IG_ASSIGN_OR_RETURN(auto in, register_input(store, model, options.input_files,
-                                                options.seed + static_cast<uint64_t>(i)));
-    sets.push_back(std::move(in));
-  }
+  for (int i = 0; i < options.input_sets; ++i)
+    sets.push_back(request(options.input_files, options.seed + static_cast<uint64_t>(i)));
   return sets;
 }
 
@@ -197,13 +223,45 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
   };
   std::vector<StudyModel> models;
   models.reserve(options.models.size());
+  // Every model and input set is made before any is stored: bad input stores nothing.
+  std::vector<std::pair<StoredModel, std::vector<StoredNode>>> model_rows;
+  std::vector<PreparedInput> input_rows;
+  std::vector<GatheredInputs> gathered;
+  StudySummary summary;
   for (const auto& path : options.models) {
     LoadOptions load;
     load.max_memory_bytes = options.max_memory_bytes;
-    IG_ASSIGN_OR_RETURN(ModelEntry m, register_model(store, path, load));
-    IG_ASSIGN_OR_RETURN(auto sets, input_sets_of(store, options, path, m.model));
+    IG_ASSIGN_OR_RETURN(ModelEntry m, load_model_entry(path, load));
+    model_rows.push_back(model_row(m));
+    IG_ASSIGN_OR_RETURN(auto requests, input_requests_of(options, path, m.model));
+    std::vector<InputEntry> sets;
+    for (const auto& request : requests) {
+      IG_ASSIGN_OR_RETURN(PreparedInput in, prepare_input(m.model, request));
+      for (const auto& named : in.gathered.inputs) {
+        for (const auto& d : named.defaulted) {
+          auto same = [&](const auto& x) {
+            return x.first == m.path && x.second.input == d.input && x.second.index == d.index;
+          };
+          if (std::none_of(summary.defaulted.begin(), summary.defaulted.end(), same))
+            summary.defaulted.emplace_back(m.path, d);
+        }
+      }
+      sets.push_back(in.entry);
+      gathered.push_back(std::move(in.gathered));
+      in.gathered.inputs.clear();
+      input_rows.push_back(std::move(in));
+    }
     models.push_back({m.hash, m.path, std::move(sets)});
   }
+  std::vector<const GatheredInputs*> all;
+  for (const auto& g : gathered) all.push_back(&g);
+  IG_RETURN_IF_ERROR(sizing_fits_nothing(
+      InputRequest{{}, options.shapes, options.dims, 0}, all,
+      models.size() == 1 ? models[0].path : fmt::format("any of the {} models", models.size())));
+  gathered.clear();
+  for (const auto& [m, nodes] : model_rows) IG_RETURN_IF_ERROR(store.put_model(m, nodes));
+  for (const auto& in : input_rows) IG_RETURN_IF_ERROR(store.put_input(in.stored, in.tensors));
+  input_rows.clear();
   std::vector<Job> jobs;
   for (const auto& m : models) {
     for (const auto& in : m.inputs) {
@@ -215,7 +273,6 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
     }
   }
 
-  StudySummary summary;
   summary.host = host.id;
   summary.oracle = oracle;
   StudyProgress pr;
@@ -248,6 +305,7 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
         req.capture.all_layers = options.all_layers;
         req.timeout_seconds = options.timeout_seconds;
         req.max_memory_bytes = options.max_memory_bytes;
+        req.input_flags = job.input->flags;
         RunResult result = pool.run(req);
         lock.lock();
         auto w = store.put_run(key, result);

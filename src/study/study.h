@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "inputs/inputs.h"
 #include "model/graph.h"
 #include "model/onnx_model.h"
 #include "store/store.h"
@@ -38,6 +39,9 @@ struct StudyOptions {
       model_inputs;
   double timeout_seconds = 300;   // per run; the worker is killed past it (verdict "timeout")
   uint64_t max_memory_bytes = 0;  // model/limits.h; 0: default_memory_budget()
+  // --shape NAME=DIMS and --dim SYMBOL=SIZE (inputs/inputs.h), applied to every model they fit;
+  // one that fits no model is an error.
+  std::vector<std::string> shapes, dims;
 };
 
 struct StudyProgress {
@@ -50,20 +54,37 @@ struct StudySummary {
   std::map<std::string, int64_t> verdicts;  // of executed runs
   std::string host;
   std::string oracle;
+  // Open dims that no --shape or --dim sized (generated inputs used 1), with the model's path; once
+  // per model, input and dim.
+  std::vector<std::pair<std::string, DefaultedDim>> defaulted;
 };
 
 struct ModelEntry {
   std::string hash, path;  // content hash of the file, absolute path
   Model model;
 };
-// Records a model file (content hash, path, lineage, graph nodes) in the store.
+// Loads a model file and checks that the reference backend implements its opsets
+// (backends/ref/ref_opsets.h); stores nothing.
+Expected<ModelEntry> load_model_entry(const std::string& path, const LoadOptions& load = {});
+// Records a loaded model (content hash, path, lineage, graph nodes) in the store.
+Status store_model(Store& store, const ModelEntry& entry);
+// Both.
 Expected<ModelEntry> register_model(Store& store, const std::string& path,
                                     const LoadOptions& load = {});
 
 struct InputEntry {
   std::string hash;  // of the names, dtypes, shapes and contents of all feeds
   std::map<std::string, Tensor> feeds;
+  std::string flags;  // the `infergap run` flags that recreate the feeds (InputRequest::flags)
 };
+// An input set made and described for the store, not yet stored.
+struct PreparedInput {
+  InputEntry entry;
+  StoredInput stored;
+  std::vector<Tensor> tensors;
+  GatheredInputs gathered;  // what the flags made: defaulted dims, flags that did not fit
+};
+Expected<PreparedInput> prepare_input(const Model& model, const InputRequest& request);
 // Records one input set (files as NAME=FILE, seeded random data for the rest) and its tensors.
 Expected<InputEntry> register_input(Store& store, const Model& model,
                                     const std::vector<std::string>& files, uint64_t seed);

@@ -5,9 +5,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "backends/ref/ref_opsets.h"
 #include "inputs/inputs.h"
 #include "inputs/variant_inputs.h"
 #include "model/onnx_model.h"
+#include "model/subgraph.h"
 #include "model/tensor_proto.h"
 #include "platform/registry.h"
 #include "synth/mutate.h"
@@ -51,29 +53,27 @@ Status extract_node(onnx::ModelProto& model, const Mutation& m) {
     if (a.has_g() || a.graphs_size() > 0)
       return invalid_argument("extract: {} '{}' holds a subgraph", node->op_type(), node->name());
   const auto infos = value_infos(model);
-  std::map<std::string, const onnx::TensorProto*> inits;
-  for (const auto& t : g.initializer()) inits[t.name()] = &t;
-  onnx::GraphProto out;
-  out.set_name("extract_" + node->name());
-  *out.add_node() = *node;
+  std::set<std::string> inits;
+  for (const auto& t : g.initializer()) inits.insert(t.name());
+  std::vector<onnx::ValueInfoProto> inputs, outputs;
   std::set<std::string> added;
   for (const auto& in : node->input()) {
-    if (in.empty() || !added.insert(in).second) continue;
-    if (inits.count(in)) {
-      *out.add_initializer() = *inits[in];
-      continue;
-    }
+    if (in.empty() || inits.count(in) || !added.insert(in).second) continue;
     auto vi = infos.find(in);
     if (vi == infos.end()) return invalid_argument("extract: input '{}' has no known type", in);
-    *out.add_input() = vi->second;
+    inputs.push_back(vi->second);
   }
+  std::set<std::string> produced;
   for (const auto& o : node->output()) {
     if (o.empty()) continue;
     auto vi = infos.find(o);
     if (vi == infos.end()) return invalid_argument("extract: output '{}' has no known type", o);
-    *out.add_output() = vi->second;
+    outputs.push_back(vi->second);
+    produced.insert(o);
   }
-  *model.mutable_graph() = std::move(out);
+  auto sub = subgraph_model(model, produced, inputs, outputs, "extract_" + node->name());
+  if (!sub.ok()) return invalid_argument("extract: {}", sub.status().message());
+  *model.mutable_graph() = std::move(*sub->mutable_graph());
   std::map<std::string, std::string> specs;
   if (auto in = m.params.find("inputs"); in != m.params.end()) {
     auto j = nlohmann::json::parse(in->second, nullptr, false);
@@ -84,12 +84,14 @@ Status extract_node(onnx::ModelProto& model, const Mutation& m) {
   return Status::Ok();
 }
 
-Expected<ExtractResult> extract_variants(const std::string& parent_path,
-                                         const std::vector<std::string>& input_specs, uint64_t seed,
+Expected<ExtractResult> extract_variants(const std::string& parent_path, const InputRequest& inputs,
                                          const std::string& out_dir) {
   IG_ASSIGN_OR_RETURN(onnx::ModelProto parent, read_model_proto(parent_path));
   IG_ASSIGN_OR_RETURN(Model model, load_model(parent_path));
-  IG_ASSIGN_OR_RETURN(auto feeds, gather_inputs(model, input_specs, seed));
+  IG_RETURN_IF_ERROR(check_ref_opsets(model));
+  IG_ASSIGN_OR_RETURN(GatheredInputs gathered, gather_inputs(model, inputs));
+  IG_RETURN_IF_ERROR(sizing_fits_nothing(inputs, {&gathered}, parent_path));
+  const std::vector<NamedInput>& feeds = gathered.inputs;
   // The parent runs here on the reference backend: every value the extracted nodes read.
   IG_ASSIGN_OR_RETURN(PlatformSpec ref_spec, parse_platform_spec("ref"));
   IG_ASSIGN_OR_RETURN(auto ref, make_backend(ref_spec));
@@ -100,12 +102,19 @@ Expected<ExtractResult> extract_variants(const std::string& parent_path,
       if (!node.outputs[i].empty() && outs[i].is_tensor())
         captured[node.outputs[i]] = outs[i].tensor;
   });
-  if (!run.ok())
-    return invalid_argument("{}: the parent does not run on ref ({})", parent_path,
-                            run.status().message());
+  if (!run.ok()) {
+    // Open dims left at 1 are the likely cause: say which.
+    std::string open;
+    for (const auto& f : feeds)
+      for (const auto& d : f.defaulted) open += "; " + d.describe();
+    return invalid_argument("{}: the parent does not run on ref ({}){}", parent_path,
+                            run.status().message(), open);
+  }
   fs::create_directories(fs::path(out_dir) / "inputs");
   const std::string parent_hash = content_hash(parent);
   ExtractResult r;
+  for (const auto& f : feeds)
+    r.defaulted.insert(r.defaulted.end(), f.defaulted.begin(), f.defaulted.end());
   std::set<std::string> seen;
   for (const auto& n : parent.graph().node()) {
     Mutation m{"extract", {{"node", n.name()}}};
@@ -138,7 +147,7 @@ Expected<ExtractResult> extract_variants(const std::string& parent_path,
     m.params["inputs"] = nlohmann::json(specs).dump();
     v = parent;
     IG_RETURN_IF_ERROR(apply_mutation(v, m));
-    stamp_lineage(v, Lineage{parent_hash, seed, {m}});
+    stamp_lineage(v, Lineage{parent_hash, inputs.seed, {m}});
     if (Status st = check_variant(v); !st.ok()) {
       const std::string msg = st.message();
       ++r.discarded[msg.substr(0, std::min<size_t>(msg.find('\n'), 160))];

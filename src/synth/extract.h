@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "inputs/inputs.h"
 
 namespace ig {
 
@@ -18,12 +19,13 @@ struct ExtractResult {
   std::vector<onnx::ModelProto> variants;  // checker-valid, distinct content, in node order
   std::vector<std::string> hashes;
   std::map<std::string, int64_t> discarded;  // reason -> count
+  std::vector<DefaultedDim> defaulted;       // the parent's open dims left at 1
 };
 
-// Runs `parent_path` on ref with `input_specs` (NAME=SPEC; random for the rest, from `seed`),
-// writes the captured inputs under out_dir/inputs and returns one variant per extractable node.
-Expected<ExtractResult> extract_variants(const std::string& parent_path,
-                                         const std::vector<std::string>& input_specs, uint64_t seed,
+// Runs `parent_path` on ref with `inputs` (--input NAME=SPEC, random for the rest from its seed;
+// --shape / --dim), writes the captured inputs under out_dir/inputs and returns one variant per
+// extractable node.
+Expected<ExtractResult> extract_variants(const std::string& parent_path, const InputRequest& inputs,
                                          const std::string& out_dir);
 
 }  // namespace ig

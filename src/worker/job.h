@@ -25,12 +25,22 @@ struct RunRequest {
   double timeout_seconds = 300;
   // Memory budget for the model's declared sizes and each tensor; 0: default_memory_budget().
   uint64_t max_memory_bytes = 0;
+  // Only say what the platform cannot run (the nodes it refuses, then what its library refuses
+  // when it loads the model), without running anything: verdict ok or unsupported, no outputs.
+  bool support_only = false;
+  // The `infergap run` flags that recreate the inputs (--input, --shape, --dim, --seed), for the
+  // repro command; the coordinator's alone (not sent to workers).
+  std::string input_flags;
 };
 
 class Backend;
 
 // Runs the request in this process. Never throws; every failure is a verdict with a reason.
 RunResult run_in_process(const RunRequest& request);
+
+// A worker process is itself the isolation (a crash ends one run and the worker is restarted):
+// it runs libonnx's checker and shape inference in place instead of in a helper process.
+void set_process_is_isolated_worker(bool isolated);
 
 // Receives each node's traced outputs as they are produced (a worker streams them to the
 // coordinator); when empty, they are collected in RunResult::trace.

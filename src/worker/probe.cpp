@@ -36,6 +36,8 @@ Expected<Catalog> read_catalog(const std::string& worker_executable) {
     c.candidates.push_back({e["spec"], e["backend"], e["presets"].get<std::vector<std::string>>(),
                             e["note"], e["hidden"]});
   }
+  if (j.contains("unfused") && j["unfused"].is_object())
+    c.unfused = j["unfused"].get<std::map<std::string, std::map<std::string, std::string>>>();
   return c;
 }
 

@@ -208,6 +208,7 @@ std::string encode_request(const RunRequest& req) {
   w.u32(req.capture.keep_tensors ? 1 : 0);
   w.f64(req.timeout_seconds);
   w.u64(req.max_memory_bytes);
+  w.u32(req.support_only ? 1 : 0);
   return w.take();
 }
 
@@ -227,6 +228,8 @@ Expected<RunRequest> decode_request(const std::string& payload) {
   req.capture.keep_tensors = keep != 0;
   IG_ASSIGN_OR_RETURN(req.timeout_seconds, r.f64());
   IG_ASSIGN_OR_RETURN(req.max_memory_bytes, r.u64());
+  IG_ASSIGN_OR_RETURN(uint32_t support_only, r.u32());
+  req.support_only = support_only != 0;
   return req;
 }
 

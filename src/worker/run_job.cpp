@@ -1,9 +1,11 @@
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
 
 #include "backends/backend.h"
+#include "core/strings.h"
 #include "model/limits.h"
 #include "model/model_identity.h"
 #include "model/onnx_model.h"
@@ -75,10 +77,41 @@ Expected<std::shared_ptr<const Model>> load_cached(const std::string& path,
   return last;
 }
 
+// Every node `value` depends on, in topological order, as NodeReport::covers names them.
+std::string upstream_of(const Graph& graph, const std::string& value) {
+  std::unordered_map<std::string, size_t> producer;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    for (const auto& o : graph.nodes[i].outputs)
+      if (!o.empty()) producer[o] = i;
+  std::vector<bool> needed(graph.nodes.size(), false);
+  std::vector<std::string> todo{value};
+  while (!todo.empty()) {
+    auto it = producer.find(todo.back());
+    todo.pop_back();
+    if (it == producer.end() || needed[it->second]) continue;
+    needed[it->second] = true;
+    for (const auto& in : graph.nodes[it->second].inputs) todo.push_back(in);
+  }
+  std::string covers;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (!needed[i]) continue;
+    const Node& n = graph.nodes[i];
+    covers += (covers.empty() ? "" : ",") + (n.name.empty() ? "#" + std::to_string(i) : n.name);
+  }
+  return covers;
+}
+
 }  // namespace
 
+namespace {
+std::atomic<bool> g_isolated_worker{false};
+}  // namespace
+
+void set_process_is_isolated_worker(bool isolated) { g_isolated_worker = isolated; }
+
 std::string repro_command(const RunRequest& request) {
-  return "infergap run " + request.model_path + " -p '" + request.platform + "'";
+  return "infergap run " + shell_quote(request.model_path) + " -p '" + request.platform + "'" +
+         request.input_flags;
 }
 
 RunResult run_in_process(const RunRequest& request) {
@@ -110,6 +143,7 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
   };
   try {
     LoadOptions load;
+    load.onnx_in_this_process = g_isolated_worker;
     load.max_memory_bytes =
         request.max_memory_bytes ? request.max_memory_bytes : default_memory_budget();
     // Tensors computed at run time (Expand, Tile, ConstantOfShape...) obey the same budget.
@@ -120,7 +154,14 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
     result.rejections = rejections_of(*model, backend);
     if (!result.rejections.empty())
       return finish(Verdict::kUnsupported, result.rejections.front().reason);
+    if (request.support_only) {
+      Status st = backend.check_loads(*model);
+      if (st.ok()) return finish(Verdict::kOk, "");
+      result.rejections = {rejection_at(*model, st)};
+      return finish(verdict_for(st), st.message());
+    }
     NodeCallback on_node;
+    std::unordered_map<std::string, uint64_t> traced_hash;
     if (request.capture.all_layers) {
       on_node = [&](const Node& node, const std::vector<Value>& outs, const NodeReport& report) {
         for (size_t i = 0; i < outs.size() && i < node.outputs.size(); ++i) {
@@ -129,6 +170,7 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
               traced(node.outputs[i], &node, outs[i].tensor, request.capture.keep_tensors);
           t.covers = report.covers;
           t.note = report.note;
+          traced_hash[t.value] = t.hash;
           if (sink) {
             sink(std::move(t));
           } else {
@@ -155,6 +197,15 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
       auto it = producer.find(name);
       result.outputs.push_back(
           traced(name, it == producer.end() ? nullptr : it->second, v.tensor, true));
+      // A backend that traces a copy of the model (ORT: intermediates as outputs, which stops
+      // fusion) computed this output another way than its trace: it belongs to every node
+      // upstream, not to its producer alone.
+      auto t = traced_hash.find(name);
+      if (t != traced_hash.end() && t->second != result.outputs.back().hash) {
+        result.outputs.back().covers = upstream_of(model->graph, name);
+        result.outputs.back().note =
+            "graph output of the unmodified model; its traced copy gave other bits";
+      }
     }
     return finish(Verdict::kOk, "");
   } catch (const std::exception& e) {

@@ -37,6 +37,7 @@ int print_catalog() {
                                {"note", c.note},
                                {"hidden", c.hidden}});
   }
+  j["unfused"] = unfused_options();
   std::printf("%s\n", j.dump().c_str());
   return 0;
 }
@@ -67,6 +68,7 @@ int serve(int fd, const std::string& platform, char** argv) {
   };
   auto spec = parse_platform_spec(platform);
   if (!spec.ok()) return hello(spec.status());
+  set_process_is_isolated_worker(true);
   Status env = apply_environment(*spec, argv);
   if (!env.ok()) return hello(env);
   // Children of backends (ORT's node runner) must not hold the protocol socket.

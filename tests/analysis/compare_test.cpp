@@ -28,6 +28,19 @@ TEST(RemainingPrecision, FollowsTheDesignDefinition) {
             51);
 }
 
+TEST(RemainingPrecision, TheFastPathAgreesWithTheFullComparison) {
+  auto a = Tensor::from_vector<float>({1.0f, 3.0f, 5.0f, -0.0f}, {4});
+  auto b =
+      Tensor::from_vector<float>({1.0f, std::bit_cast<float>(bits(3.0f) ^ 0x10), 5.0f, 0.0f}, {4});
+  auto c =
+      Tensor::from_vector<float>({1.0f, std::bit_cast<float>(bits(3.0f) ^ 0x1), 5.0f, -0.0f}, {4});
+  for (const auto& [x, y] : {std::pair{a, b}, std::pair{a, c}, std::pair{a, a}, std::pair{b, c}})
+    EXPECT_EQ(tensor_remaining_precision(x, y), compare_tensors(x, y).remaining_precision);
+  EXPECT_EQ(tensor_remaining_precision(a, c), 22);
+  EXPECT_EQ(tensor_remaining_precision(a, b), 0);  // the sign of zero differs
+  EXPECT_EQ(tensor_remaining_precision(a, Tensor::from_vector<double>({1, 3, 5, 0}, {4})), -1);
+}
+
 TEST(RemainingPrecision, TensorIsMinimumOverElements) {
   auto a = Tensor::from_vector<float>({1.0f, 3.0f, 5.0f}, {3});
   auto b = Tensor::from_vector<float>({1.0f, std::bit_cast<float>(bits(3.0f) ^ 0x10), 5.0f}, {3});

@@ -195,7 +195,7 @@ TEST(FlagClusters, FlagsThatCoOccurFormAClusterAlignedWithTheClasses) {
        std::vector<std::pair<std::string, uint64_t>>{{"h1", 1}, {"h2", 2}, {"h3", 1}}) {
     s.platforms.push_back({"lib@" + h, "lib", h});
     c.runs["lib@" + h].reps.push_back(
-        {0, 0, Verdict::kOk, "", {{"Y", {hash, DType::kFloat32, {1}}}}, {}});
+        {0, 0, Verdict::kOk, "", {{"Y", {hash, DType::kFloat32, {1}}}}, {}, {}});
   }
   s.cases.push_back(c);
   finalize(s);

@@ -154,8 +154,8 @@ TEST(Inputs, FilesKeepTheirValuesAndCanTakeInjections) {
 }
 
 TEST(Inputs, SetHashDependsOnContentNotOrder) {
-  NamedInput a{"a", "", Tensor(), "01", {}}, b{"b", "", Tensor(), "02", {}},
-      b2{"b", "", Tensor(), "03", {}};
+  NamedInput a{"a", "", Tensor(), "01", {}, {}}, b{"b", "", Tensor(), "02", {}, {}},
+      b2{"b", "", Tensor(), "03", {}, {}};
   EXPECT_EQ(input_set_hash({a, b}), input_set_hash({b, a}));
   EXPECT_NE(input_set_hash({a, b}), input_set_hash({a, b2}));
 }

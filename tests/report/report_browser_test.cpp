@@ -66,8 +66,9 @@ TEST(ReportCli, StudyReportHasEverySectionAndDrawsInChromium) {
   // campaign analysis' failure taxonomy and discrepancy charts (a study store has those too).
   const int charts = j["charts"].get<int>();
   EXPECT_EQ(charts, 9);
-  for (const char* s : {"overview", "eqc", "cumulative", "layers", "dendrogram", "sweep", "oracle",
-                        "origins", "support", "failures", "compiled", "exceptional", "flags"})
+  for (const char* s :
+       {"overview", "eqc", "cumulative", "layers", "dendrogram", "sweep", "oracle",
+        "oracle-origins", "origins", "support", "failures", "compiled", "exceptional", "flags"})
     EXPECT_NE(std::find(j["sections"].begin(), j["sections"].end(), s), j["sections"].end()) << s;
   const std::string html = read_file(dir.file("r.html"));
   EXPECT_EQ(count_of(html, "<script"), kReportScripts);

@@ -133,5 +133,93 @@ TEST(Store, NodeNotesAreStoredReadBackAndMerged) {
   check(**merged);
 }
 
+// ORT traces a copy of the model in which nothing fuses; its graph output comes from the model
+// itself. The store keeps that output, and the note and covers the worker gave it.
+TEST(Store, AGraphOutputReplacesItsTracedValue) {
+  testing::TempDir dir;
+  auto store = Store::open(dir.file("a.db"));
+  ASSERT_TRUE(store.ok());
+  TracedTensor traced;
+  traced.value = "y";
+  traced.node = "add";
+  traced.op_type = "Add";
+  traced.node_index = 1;
+  traced.tensor = Tensor::from_vector<float>({1.0f, 2.0f}, {2});
+  traced.hash = tensor_hash(traced.tensor);
+  traced.dtype = DType::kFloat32;
+  traced.shape = {2};
+  TracedTensor output = traced;
+  output.tensor = Tensor::from_vector<float>({1.0f, 2.5f}, {2});
+  output.hash = tensor_hash(output.tensor);
+  output.covers = "mul,add";
+  output.note = "graph output of the unmodified model; its traced copy gave other bits";
+  RunResult r;
+  r.verdict = Verdict::kOk;
+  r.trace = {traced};
+  r.outputs = {output};
+  ASSERT_TRUE((*store)->put_run({"m", "i", "ort", "h", 0}, r).ok());
+  auto outs = (*store)->outputs((*store)->runs()->front().id);
+  ASSERT_TRUE(outs.ok());
+  ASSERT_EQ(outs->size(), 1u);
+  EXPECT_EQ(outs->front().tensor.hash, output.hash);
+  EXPECT_TRUE(outs->front().is_output);
+  EXPECT_EQ(outs->front().covers, "mul,add");
+  EXPECT_EQ(outs->front().note, output.note);
+  EXPECT_TRUE((*store)->tensor(outs->front().tensor).ok());
+  // A trace added later (a campaign's per-layer rerun) never replaces the recorded output.
+  ASSERT_TRUE((*store)->add_trace((*store)->runs()->front().id, {traced}).ok());
+  outs = (*store)->outputs((*store)->runs()->front().id);
+  EXPECT_EQ(outs->front().tensor.hash, output.hash);
+  EXPECT_EQ(outs->front().covers, "mul,add");
+}
+
+TEST(Store, SelfChecksAreStoredOnceReadBackAndMerged) {
+  testing::TempDir dir;
+  auto store = Store::open(dir.file("a.db"));
+  ASSERT_TRUE(store.ok());
+  RunResult r;
+  r.verdict = Verdict::kOk;
+  ASSERT_TRUE((*store)->put_run({"m", "i", "onednn", "h", 0}, r).ok());
+  const int64_t run = (*store)->runs()->front().id;
+  const Tensor t = Tensor::from_vector<float>({0.5f, 0.25f}, {2});
+  StoredSelfCheck ok{run,          "y", SelfCheckKind::kUnfused, "onednn:fuse=off", {3, 4},
+                     Verdict::kOk, "",  TensorKey::of(t)};
+  StoredSelfCheck failed{run,
+                         "y",
+                         SelfCheckKind::kOracle,
+                         "ref:acc=exact,dtype=fp64",
+                         {3, 4},
+                         Verdict::kCrash,
+                         "SIGSEGV",
+                         std::nullopt};
+  ASSERT_TRUE((*store)->put_self_check(ok, &t).ok());
+  ASSERT_TRUE((*store)->put_self_check(failed, nullptr).ok());
+  StoredSelfCheck again = ok;
+  again.spec = "onednn";
+  ASSERT_TRUE((*store)->put_self_check(again, &t).ok());  // kept: the first row stays
+  auto check = [&](Store& s) {
+    auto rows = s.self_checks();
+    ASSERT_TRUE(rows.ok()) << rows.status().message();
+    ASSERT_EQ(rows->size(), 1u);
+    const auto& list = rows->begin()->second;
+    ASSERT_EQ(list.size(), 2u);
+    EXPECT_EQ(list[0].kind, SelfCheckKind::kOracle);
+    EXPECT_EQ(list[0].verdict, Verdict::kCrash);
+    EXPECT_EQ(list[0].reason, "SIGSEGV");
+    EXPECT_FALSE(list[0].tensor.has_value());
+    EXPECT_EQ(list[1].spec, "onednn:fuse=off");
+    EXPECT_EQ(list[1].nodes, (std::vector<int64_t>{3, 4}));
+    ASSERT_TRUE(list[1].tensor.has_value());
+    auto back = s.tensor(*list[1].tensor);
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(tensor_hash(*back), tensor_hash(t));
+  };
+  check(**store);
+  auto merged = Store::open(dir.file("b.db"));
+  ASSERT_TRUE(merged.ok());
+  ASSERT_TRUE((*merged)->merge_from(dir.file("a.db")).ok());
+  check(**merged);
+}
+
 }  // namespace
 }  // namespace ig

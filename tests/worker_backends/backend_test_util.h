@@ -116,12 +116,15 @@ inline onnx::ModelProto small_convnet(int64_t cin = 3, int64_t c = 16, int64_t h
 }
 
 // One convolution with a long reduction (cin * 9 terms per output), where vector widths and
-// blockings change the summation order.
-inline onnx::ModelProto long_conv(int64_t cin = 64, int64_t c = 16, int64_t hw = 12) {
+// blockings change the summation order. Weights uniform in [-scale, scale): with scale 1 they lie
+// on a 2^-23 grid, so fp64 sums of their products with [0, 1) inputs are exact in any order; an
+// other scale spreads them over many grids.
+inline onnx::ModelProto long_conv(int64_t cin = 64, int64_t c = 16, int64_t hw = 12,
+                                  float scale = 1.0f) {
   GraphBuilder b;
   b.io(true, "X", {1, cin, hw, hw});
   b.io(false, "Y", {1, c, hw, hw});
-  auto* n = b.node("Conv", "conv", {"X", b.weight("w", {c, cin, 3, 3}, 1.0f)}, {"Y"});
+  auto* n = b.node("Conv", "conv", {"X", b.weight("w", {c, cin, 3, 3}, scale)}, {"Y"});
   GraphBuilder::ints(n, "pads", {1, 1, 1, 1});
   return b.model;
 }

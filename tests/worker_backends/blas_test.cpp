@@ -1,4 +1,7 @@
+#include <unistd.h>
+
 #include <csignal>
+#include <filesystem>
 #include <set>
 
 #include "backend_test_util.h"
@@ -19,8 +22,14 @@ TEST(BlasSpec, ValidatesKnobs) {
             std::string::npos);
   auto key = parse_platform_spec("blas:cores=Haswell");
   EXPECT_NE(parse_blas_spec(*key).status().message().find("unknown key 'cores' (valid keys: lib, "
-                                                          "core, arch, threads)"),
+                                                          "core, arch, threads, dtype)"),
             std::string::npos);
+  auto dtype = parse_platform_spec("blas:dtype=fp16");
+  EXPECT_NE(parse_blas_spec(*dtype).status().message().find("dtype=fp16 is not valid"),
+            std::string::npos)
+      << parse_blas_spec(*dtype).status().message();
+  EXPECT_TRUE(parse_blas_spec(*parse_platform_spec("blas:dtype=fp64"))->fp64);
+  EXPECT_FALSE(parse_blas_spec(*parse_platform_spec("blas:dtype=fp32"))->fp64);
 }
 
 TEST(BlasSpec, EnvironmentNamesTheLibraryKnobs) {
@@ -106,6 +115,129 @@ TEST(Blas, BlisArchitecturesGiveDifferentBits) {
   // Measured (BLIS 0.9.0): penryn shares sandybridge's kernel; the others differ.
   EXPECT_EQ(hash_of["penryn"], hash_of["sandybridge"]);
   EXPECT_EQ(distinct.size(), archs.size() - 1);
+}
+
+struct DgemmRun {
+  std::string active, hash;
+  double bound_share = -1;  // the largest error as a share of gamma_K * sum |a_k b_k|
+  std::string panel_matches;
+  int signal = 0;
+};
+
+DgemmRun dgemm_in_child(const std::string& spec, int64_t K, const std::string& panels = "") {
+  auto env = child_env(spec);
+  env["IG_TEST_K"] = std::to_string(K);
+  env["IG_TEST_PANELS"] = panels;
+  ChildResult r = run_child("Child.DISABLED_Dgemm", env);
+  DgemmRun d;
+  d.signal = r.signal;
+  d.active = child_field(r.out, "ACTIVE");
+  d.hash = child_field(r.out, "OUT");
+  d.panel_matches = child_field(r.out, "PANEL_MATCHES");
+  if (!d.hash.empty()) d.bound_share = std::stod(child_field(r.out, "BOUND_SHARE"));
+  return d;
+}
+
+// fp64 bit for bit: each library's dgemm equals the scalar transcription of its panel order
+// (blas_orders.h) for one panel (K = 100), two halved panels (K = 300) and several (K = 700).
+// OpenBLAS 0.3.21: GEMM_Q 128 on Prescott, 256 elsewhere; GEMM_UNROLL_M 2 on Nehalem, else 4; FMA
+// from Haswell on. BLIS 0.9 generic/sandybridge: KC 256, penryn: KC 384, no FMA.
+TEST(Blas, DgemmFollowsTheTranscribedPanelOrderBitForBit) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"blas:lib=openblas,core=Prescott", "openblas:128:4:0"},
+      {"blas:lib=openblas,core=Nehalem", "openblas:256:2:0"},
+      {"blas:lib=openblas,core=Sandybridge", "openblas:256:4:0"},
+      {"blas:lib=openblas,core=Haswell", "openblas:256:4:1"},
+      {"blas:lib=openblas,core=Zen", "openblas:256:4:1"},
+      {"blas:arch=generic,lib=blis", "blis:256:0"},
+      {"blas:arch=sandybridge,lib=blis", "blis:256:0"},
+      {"blas:arch=penryn,lib=blis", "blis:384:0"}};
+  for (const auto& [spec, panels] : cases) {
+    for (int64_t K : {100, 300, 700}) {
+      DgemmRun d = dgemm_in_child(spec, K, panels);
+      ASSERT_EQ(d.signal, 0) << spec;
+      EXPECT_EQ(d.panel_matches, "512/512") << spec << " K=" << K << " panels " << panels;
+    }
+  }
+  // The transcription is not vacuous: another order misses (FMA on a kernel without it).
+  EXPECT_NE(
+      dgemm_in_child("blas:lib=openblas,core=Sandybridge", 700, "openblas:256:4:1").panel_matches,
+      "512/512");
+}
+
+// Every dgemm kernel this CPU runs, whatever its order (BLIS's haswell and zen3 micro-kernels are
+// not transcribed), stays within the error bound of any summation order against the oracle's
+// compensated dot products.
+TEST(Blas, DgemmWithinTheOracleBound) {
+  std::vector<std::string> specs = {"blas:lib=openblas,core=Prescott",
+                                    "blas:lib=openblas,core=Haswell",
+                                    "blas:lib=openblas,core=Haswell,threads=2",
+                                    "blas:arch=haswell,lib=blis",
+                                    "blas:arch=zen3,lib=blis",
+                                    "blas:arch=generic,lib=blis"};
+  if (has_avx512()) {
+    specs.push_back("blas:lib=openblas,core=SkylakeX");
+    specs.push_back("blas:arch=skx,lib=blis");
+  }
+  for (const auto& spec : specs) {
+    DgemmRun d = dgemm_in_child(spec, 4096);
+    ASSERT_EQ(d.signal, 0) << spec;
+    ASSERT_FALSE(d.hash.empty()) << spec;
+    EXPECT_GE(d.bound_share, 0) << spec;
+    EXPECT_LE(d.bound_share, 1.0) << spec;
+  }
+}
+
+// The hash of Y from `spec` run in a child with its environment (Child.DISABLED_RunSpec), and the
+// emulator's in this process, on the same seeded input.
+// The model is long_conv(cin, 16, 12, ...).
+std::pair<std::string, std::string> platform_vs_emulator(const std::string& model_path, int64_t cin,
+                                                         const std::string& spec,
+                                                         const std::string& emulator) {
+  auto env = child_env(spec);
+  env["IG_TEST_MODEL"] = model_path;
+  ChildResult r = run_child("Child.DISABLED_RunSpec", env);
+  EXPECT_EQ(child_field(r.out, "ERROR"), "") << spec;
+  auto model = load_model(model_path);
+  EXPECT_TRUE(model.ok());
+  std::map<std::string, Tensor> feeds;
+  feeds["X"] = random_uniform_tensor(DType::kFloat32, {1, cin, 12, 12}, 7);
+  Outcome o = run_platform(emulator, *model, feeds);
+  EXPECT_TRUE(o.status.ok()) << o.status.to_string();
+  if (o.outputs.empty()) return {child_field(r.out, "OUT"), ""};
+  EXPECT_EQ(o.outputs[0].tensor.dtype(), DType::kFloat64) << emulator;
+  return {child_field(r.out, "OUT"), hex_hash(o.outputs[0].tensor)};
+}
+
+// dtype=fp64 runs the whole model in fp64 with every GEMM a dgemm of the library. Where the order
+// is transcribed the emulator states it: BLIS generic's KC = 256 panels are ref's block256 (a
+// convolution with K = 64 * 9 = 576 terms: three panels), OpenBLAS Haswell's single FMA chain
+// (K = 16 * 9 = 144 <= GEMM_Q) is ref's fma=on.
+TEST(Blas, Fp64PlatformEqualsTheEmulatedOrderBitForBit) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("infergap-blas-fp64-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string wide = save(long_conv(64, 16, 12, 0.3f), dir.string(), "k576.onnx");
+  const std::string narrow = save(long_conv(16, 16, 12, 0.3f), dir.string(), "k144.onnx");
+  const std::string blis_spec = "blas:arch=generic,dtype=fp64,lib=blis";
+  auto [blis, block] =
+      platform_vs_emulator(wide, 64, blis_spec, "ref:acc=block256,conv=im2col,dtype=fp64");
+  EXPECT_FALSE(blis.empty());
+  EXPECT_EQ(blis, block);
+  // Not vacuous: one sequential chain over all 576 terms gives other bits.
+  auto [again, seq] = platform_vs_emulator(wide, 64, blis_spec, "ref:conv=im2col,dtype=fp64");
+  EXPECT_EQ(again, blis);
+  EXPECT_NE(again, seq);
+  auto [haswell, fma] = platform_vs_emulator(
+      narrow, 16, "blas:core=Haswell,dtype=fp64,lib=openblas", "ref:conv=im2col,dtype=fp64,fma=on");
+  EXPECT_FALSE(haswell.empty());
+  EXPECT_EQ(haswell, fma);
+  // Fp32-valued operands multiply exactly in fp64, so here FMA or not gives the same bits: only
+  // the order of the sums tells fp64 kernels apart.
+  auto [haswell2, plain] = platform_vs_emulator(
+      narrow, 16, "blas:core=Haswell,dtype=fp64,lib=openblas", "ref:conv=im2col,dtype=fp64");
+  EXPECT_EQ(haswell2, plain);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Blas, BlisKnlDiesWithSigill) {

@@ -3,6 +3,8 @@
 #include <cstdio>
 
 #include "backend_test_util.h"
+#include "backends/ref/numerics/float_gemm.h"
+#include "blas_orders.h"
 #include "platform/bindings/blas_options.h"
 
 namespace ig::testing {
@@ -54,6 +56,46 @@ TEST(Child, DISABLED_Sgemm) {
   for (int64_t k = 0; k < K; ++k) exact += double(a.data<float>()[k]) * b.data<float>()[k * N];
   std::printf("\nACTIVE %s\nOUT %s\nC00 %.9g\nEXACT %.9g\n", (*lib)->active.c_str(),
               hex_hash(c).c_str(), double(c.data<float>()[0]), exact);
+}
+
+// One dgemm (M = 8, N = 64, K = IG_TEST_K) through the BLAS IG_TEST_SPEC names, against the scalar
+// transcription of the panel order IG_TEST_PANELS ("openblas:Q:UNROLL:FMA" or "blis:KC:FMA", see
+// blas_orders.h) and against the classical error bound of any order, gamma_K * sum |a_k b_k|.
+TEST(Child, DISABLED_Dgemm) {
+  auto spec = parse_platform_spec(env_or("IG_TEST_SPEC", ""));
+  ASSERT_TRUE(spec.ok());
+  auto choice = parse_blas_spec(*spec);
+  ASSERT_TRUE(choice.ok()) << choice.status().to_string();
+  auto lib = open_blas(*choice);
+  if (!lib.ok()) {
+    std::printf("\nERROR %s\n", lib.status().to_string().c_str());
+    return;
+  }
+  const int64_t M = 8, N = 64, K = std::atoll(env_or("IG_TEST_K", "4096"));
+  Tensor a = random_uniform_tensor(DType::kFloat64, {M, K}, 11);
+  Tensor b = random_uniform_tensor(DType::kFloat64, {K, N}, 12);
+  Tensor c(DType::kFloat64, {M, N});
+  const double* A = a.data<double>();
+  const double* B = b.data<double>();
+  (*lib)->dgemm(M, N, K, A, K, B, N, c.data<double>(), N);
+  Tensor exact(DType::kFloat64, {M, N});
+  exact_gemm<double>(M, N, K, A, K, 1, B, N, exact.data<double>(), N);
+  const double u = std::ldexp(1.0, -53), gamma = K * u / (1 - K * u);
+  double worst = 0;  // largest error as a share of its bound
+  int64_t matches = 0;
+  const auto panels = panel_order(env_or("IG_TEST_PANELS", ""), K);
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t n = 0; n < N; ++n) {
+      double abs_sum = 0;
+      for (int64_t k = 0; k < K; ++k) abs_sum += std::abs(A[m * K + k] * B[k * N + n]);
+      const double got = c.data<double>()[m * N + n];
+      worst = std::max(worst, std::abs(got - exact.data<double>()[m * N + n]) / (gamma * abs_sum));
+      if (panels && panel_dot(*panels, A + m * K, B + n, N) == got) ++matches;
+    }
+  }
+  std::printf("\nACTIVE %s\nOUT %s\nBOUND_SHARE %.6g\nPANEL_MATCHES %lld/%lld\n",
+              (*lib)->active.c_str(), hex_hash(c).c_str(), worst, static_cast<long long>(matches),
+              static_cast<long long>(M * N));
 }
 
 }  // namespace

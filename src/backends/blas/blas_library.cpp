@@ -14,17 +14,30 @@ namespace {
 
 constexpr int kCblasRowMajor = 101;
 constexpr int kCblasNoTrans = 111;
-using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*,
-                            int, float, float*, int);
+template <typename T>
+using CblasGemm = void (*)(int, int, int, int, int, int, T, const T*, int, const T*, int, T, T*,
+                           int);
 
-// Only one library per process, so one cblas_sgemm pointer.
-CblasSgemm g_cblas_sgemm = nullptr;
+// Only one library per process, so one pointer each.
+CblasGemm<float> g_cblas_sgemm = nullptr;
+CblasGemm<double> g_cblas_dgemm = nullptr;
+
+template <typename T>
+void gemm_through_cblas(CblasGemm<T> gemm, int64_t M, int64_t N, int64_t K, const T* A, int64_t lda,
+                        const T* B, int64_t ldb, T* C, int64_t ldc) {
+  gemm(kCblasRowMajor, kCblasNoTrans, kCblasNoTrans, static_cast<int>(M), static_cast<int>(N),
+       static_cast<int>(K), T(1), A, static_cast<int>(lda), B, static_cast<int>(ldb), T(0), C,
+       static_cast<int>(ldc));
+}
 
 void sgemm_through_cblas(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
                          const float* B, int64_t ldb, float* C, int64_t ldc) {
-  g_cblas_sgemm(kCblasRowMajor, kCblasNoTrans, kCblasNoTrans, static_cast<int>(M),
-                static_cast<int>(N), static_cast<int>(K), 1.0f, A, static_cast<int>(lda), B,
-                static_cast<int>(ldb), 0.0f, C, static_cast<int>(ldc));
+  gemm_through_cblas(g_cblas_sgemm, M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+void dgemm_through_cblas(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda,
+                         const double* B, int64_t ldb, double* C, int64_t ldc) {
+  gemm_through_cblas(g_cblas_dgemm, M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 std::string lower(std::string s) {
@@ -62,9 +75,12 @@ Expected<BlasLibrary> load(const BlasChoice& choice) {
     return unsupported("blas: cannot load {} ({}); install {}", choice.lib, tried,
                        choice.lib == "openblas" ? "libopenblas0-pthread" : "libblis4-pthread");
   }
-  g_cblas_sgemm = reinterpret_cast<CblasSgemm>(dlsym(handle, "cblas_sgemm"));
-  if (!g_cblas_sgemm) return unsupported("blas: {} exports no cblas_sgemm", lib.path);
+  g_cblas_sgemm = reinterpret_cast<CblasGemm<float>>(dlsym(handle, "cblas_sgemm"));
+  g_cblas_dgemm = reinterpret_cast<CblasGemm<double>>(dlsym(handle, "cblas_dgemm"));
+  if (!g_cblas_sgemm || !g_cblas_dgemm)
+    return unsupported("blas: {} exports no cblas_sgemm or cblas_dgemm", lib.path);
   lib.sgemm = sgemm_through_cblas;
+  lib.dgemm = dgemm_through_cblas;
   if (choice.lib == "openblas") {
     auto corename = reinterpret_cast<char* (*)()>(dlsym(handle, "openblas_get_corename"));
     auto set_threads = reinterpret_cast<void (*)(int)>(dlsym(handle, "openblas_set_num_threads"));

@@ -98,6 +98,17 @@ Status OpencvBackend::supports(const Node& node, const Model&) const {
   return Status::Ok();
 }
 
+Status OpencvBackend::check_loads(const Model& model) {
+  auto bytes = opencv_compatible_onnx(model.path);
+  if (!bytes.ok()) return bytes.status();
+  try {
+    (void)cv::dnn::readNetFromONNX(bytes->data(), bytes->size());
+  } catch (const cv::Exception& e) {
+    return unsupported("{}: OpenCV's ONNX importer: {}", model.path, e.msg);
+  }
+  return Status::Ok();
+}
+
 Expected<std::vector<Value>> OpencvBackend::run_values(const Model& model,
                                                        const std::map<std::string, Value>& feeds,
                                                        const NodeCallback& on_node) {

@@ -22,6 +22,8 @@ class OpencvBackend : public Backend {
   // OpenCV decides what it can import only when it reads the whole model: unsupported layers
   // surface from run_values as kUnsupported with the importer's message.
   Status supports(const Node& node, const Model& model) const override;
+  // Runs the importer on the model.
+  Status check_loads(const Model& model) override;
   Expected<std::vector<Value>> run_values(const Model& model,
                                           const std::map<std::string, Value>& feeds,
                                           const NodeCallback& on_node) override;

@@ -26,6 +26,8 @@ class OrtBackend : public Backend {
   std::string name() const override { return "ort"; }
   // ORT decides at session creation; its refusal is reported by run_values as kUnsupported.
   Status supports(const Node&, const Model&) const override { return Status::Ok(); }
+  // Creates the session (kept for the runs that follow).
+  Status check_loads(const Model& model) override { return session(model, false).status(); }
   Expected<std::vector<Value>> run_values(const Model& model,
                                           const std::map<std::string, Value>& feeds,
                                           const NodeCallback& on_node) override;

@@ -22,12 +22,27 @@ const ARRAYS = {
   uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array, bool: Uint8Array,
 };
 
+// ORT reads an input where it lies, and some of its kernels give other bits for another address
+// alignment (measured: ReduceMean over 64 floats changes with the address modulo 16). A copy from
+// Node's Buffer pool lies wherever earlier allocations left the pool, so one input gave different
+// outputs from run to run. WebAssembly memory starts on a page boundary: every input is handed
+// to ORT 64-byte aligned, as ORT's own allocator aligns the tensors it makes.
+const WASM_PAGE = 65536;
+const WASM_MAX_PAGES = 65536;  // 4 GiB, the most a WebAssembly memory holds
+
+function alignedCopy(bytes) {
+  const pages = Math.max(1, Math.ceil(bytes.length / WASM_PAGE));
+  if (pages > WASM_MAX_PAGES) throw new Error(`input of ${bytes.length} bytes: over 4 GiB`);
+  const copy = new Uint8Array(new WebAssembly.Memory({ initial: pages }).buffer, 0, bytes.length);
+  copy.set(bytes);
+  return copy;
+}
+
 function toTensor(spec, body) {
   if (spec.dtype === 'string') return new ort.Tensor('string', spec.strings, spec.dims);
   const Ctor = ARRAYS[spec.dtype];
   if (!Ctor) throw new Error(`input '${spec.name}': dtype ${spec.dtype} is not supported by onnxruntime-node`);
-  // Copy: typed arrays need aligned offsets.
-  const bytes = Buffer.from(body.subarray(spec.offset, spec.offset + spec.length));
+  const bytes = alignedCopy(body.subarray(spec.offset, spec.offset + spec.length));
   const data = new Ctor(bytes.buffer, bytes.byteOffset, spec.length / Ctor.BYTES_PER_ELEMENT);
   return new ort.Tensor(spec.dtype, data, spec.dims);
 }

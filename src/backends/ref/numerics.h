@@ -28,12 +28,14 @@ struct Numerics {
   bool ftz = false;  // flush denormals to zero on operator inputs and outputs
   NanMode nan = NanMode::kPropagate;
   MathLib math = MathLib::kLibm;
-  // A real BLAS for fp32 GEMM (the `blas` platform): C[MxN] = A[MxK] * B[KxN], row-major with
-  // leading dimensions. Empty: our own loops in the stated order. Honoured by MatMul, Gemm and
+  // A real BLAS for fp32 and fp64 GEMM (the `blas` platform): C[MxN] = A[MxK] * B[KxN], row-major
+  // with leading dimensions. Empty: our own loops in the stated order. Honoured by MatMul, Gemm and
   // Conv with conv=im2col.
-  std::function<void(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
-                     int64_t ldb, float* C, int64_t ldc)>
-      sgemm;
+  template <typename T>
+  using GemmFn = std::function<void(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda,
+                                    const T* B, int64_t ldb, T* C, int64_t ldc)>;
+  GemmFn<float> sgemm;
+  GemmFn<double> dgemm;
 
   // The default policy (sequential, no FMA, no narrow accumulator): fast paths may apply.
   bool plain_accumulation() const {

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "backends/ref/numerics/ftz.h"
+#include "backends/ref/ref_opsets.h"
 
 namespace ig {
 
@@ -151,6 +152,11 @@ Status RefBackend::supports(const Node& node, const Model& model) const {
   auto def = KernelRegistry::global().find(node.domain, node.op_type, model.opset_for(node.domain));
   if (!def.ok()) return def.status();
   return (*def)->check ? (*def)->check(node, model) : Status::Ok();
+}
+
+Status RefBackend::check_loads(const Model& model) {
+  Status st = check_ref_opsets(model);
+  return st.ok() ? st : Status(StatusCode::kUnsupported, st.message());
 }
 
 Expected<std::vector<Value>> RefBackend::run_values(const Model& model,

@@ -11,6 +11,7 @@ class RefBackend : public Backend {
   explicit RefBackend(Numerics numerics = {}) : numerics_(std::move(numerics)) {}
   std::string name() const override { return "ref"; }
   Status supports(const Node& node, const Model& model) const override;
+  Status check_loads(const Model& model) override;
   Expected<std::vector<Value>> run_values(const Model& model,
                                           const std::map<std::string, Value>& feeds,
                                           const NodeCallback& on_node) override;

@@ -1,6 +1,6 @@
-// The `blas` platform: the reference backend with fp32 GEMM (MatMul, Gemm, Conv as im2col+GEMM)
-// through OpenBLAS or BLIS, e.g. `blas:lib=openblas,core=Haswell,threads=2`,
-// `blas:lib=blis,arch=zen3`.
+// The `blas` platform: the reference backend with its GEMM (MatMul, Gemm, Conv as im2col+GEMM)
+// through OpenBLAS or BLIS, sgemm for fp32 and dgemm for fp64, e.g.
+// `blas:lib=openblas,core=Haswell,threads=2`, `blas:lib=blis,arch=zen3`, `blas:dtype=fp64`.
 #include "backends/ref/ref_backend.h"
 #include "platform/bindings/blas_options.h"
 #include "platform/catalog.h"
@@ -18,6 +18,8 @@ Expected<std::unique_ptr<Backend>> make_blas_backend(const PlatformSpec& spec) {
   Numerics numerics;
   numerics.conv = ConvAlgorithm::kIm2col;  // so that convolutions reach the BLAS too
   numerics.sgemm = (*lib)->sgemm;
+  numerics.dgemm = (*lib)->dgemm;
+  if (choice->fp64) numerics.dtype = DType::kFloat64;
   return std::unique_ptr<Backend>(std::make_unique<RefBackend>(std::move(numerics)));
 }
 
@@ -28,7 +30,7 @@ Expected<std::map<std::string, std::string>> blas_env(const PlatformSpec& spec) 
 }
 
 const BackendRegistrar kBlasRegistrar(BackendFactory{
-    "blas", "the reference backend with fp32 GEMM through OpenBLAS or BLIS (dlopen)",
+    "blas", "the reference backend with fp32/fp64 GEMM through OpenBLAS or BLIS (dlopen)",
     make_blas_backend, blas_env});
 
 }  // namespace

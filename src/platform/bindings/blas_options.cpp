@@ -7,7 +7,7 @@
 namespace ig {
 
 Expected<BlasChoice> parse_blas_spec(const PlatformSpec& spec) {
-  IG_RETURN_IF_ERROR(check_option_keys(spec, {"lib", "core", "arch", "threads"}));
+  IG_RETURN_IF_ERROR(check_option_keys(spec, {"lib", "core", "arch", "threads", "dtype"}));
   BlasChoice c;
   auto lib = choice_option(spec, "lib", "openblas", {"openblas", "blis"});
   if (!lib.ok()) return lib.status();
@@ -29,6 +29,9 @@ Expected<BlasChoice> parse_blas_spec(const PlatformSpec& spec) {
   auto threads = int_option(spec, "threads", 1, 1, 256);
   if (!threads.ok()) return threads.status();
   c.threads = *threads;
+  auto dtype = choice_option(spec, "dtype", "fp32", {"fp32", "fp64"});
+  if (!dtype.ok()) return dtype.status();
+  c.fp64 = *dtype == "fp64";
   return c;
 }
 

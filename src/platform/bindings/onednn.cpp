@@ -132,6 +132,9 @@ const BackendRegistrar kOnednnRegistrar(BackendFactory{
 
 namespace ig {
 namespace {
+// The self-check re-runs a span of nodes with fusion off.
+const UnfusedRegistrar kUnfused("onednn", {{"fuse", "off"}});
+
 // ISA caps pick different JIT kernels (DESIGN.md: 3-4 bit patterns for a 3x3 conv); inner product
 // changes bits at 3 or more threads; Winograd exists only at avx512_core; fuse=off is eager mode.
 const CandidateRegistrar kOnednnCandidates("onednn", [] {

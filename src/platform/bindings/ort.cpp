@@ -62,6 +62,9 @@ const BackendRegistrar kOrtRegistrar(BackendFactory{
     "ort", "ONNX Runtime (npm onnxruntime-node) through a node.js runner; opt, threads",
     make_ort_backend, nullptr});
 
+// The self-check re-runs a span of nodes with fusion off.
+const UnfusedRegistrar kUnfused("ort", {{"opt", "disabled"}});
+
 const CandidateRegistrar kOrtCandidates("ort", [] {
   std::vector<PlatformCandidate> out;
   for (const char* level : kLevels) {

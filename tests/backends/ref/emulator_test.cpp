@@ -1,10 +1,13 @@
 // The emulator's promises (issue [Emulator]): knobs give distinct, accurate, reproducible bits.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cstdio>
+#include <limits>
 #include <set>
 #include <thread>
 
+#include "../../support/onnx_builder.h"
 #include "analysis/compare.h"
 #include "backends/ref/ref_backend.h"
 #include "inputs/random_input.h"
@@ -115,6 +118,64 @@ TEST(Emulator, LowerPrecisionsRunTheWholeModelInThatType) {
         << spec;
     EXPECT_GT(worst, 1e-6) << spec << " cannot be as accurate as fp32";
   }
+}
+
+// X float -> Cast(fp16) -> Add(X16, X16) -> Cast(float) -> Y: the fp16 round trip the campaign's
+// precision mutation puts around an op.
+Model fp16_add_model() {
+  onnx::ModelProto m = testing::empty_model("fp16-add");
+  auto* g = m.mutable_graph();
+  testing::add_tensor_value(g->add_input(), "X", onnx::TensorProto::FLOAT, {4});
+  testing::add_tensor_value(g->add_output(), "Y", onnx::TensorProto::FLOAT, {4});
+  auto cast = [&](const std::string& in, const std::string& out, int to) {
+    auto* n = g->add_node();
+    n->set_op_type("Cast");
+    n->set_name("cast_" + out);
+    n->add_input(in);
+    n->add_output(out);
+    auto* a = n->add_attribute();
+    a->set_name("to");
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(to);
+  };
+  cast("X", "X16", onnx::TensorProto::FLOAT16);
+  auto* add = g->add_node();
+  add->set_op_type("Add");
+  add->set_name("add");
+  add->add_input("X16");
+  add->add_input("X16");
+  add->add_output("S16");
+  cast("S16", "Y", onnx::TensorProto::FLOAT);
+  auto model = model_from_proto(m, "fp16-add", "", LoadOptions{});
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  return model.ok() ? std::move(*model) : Model{};
+}
+
+// Under fp64 (the oracle's precision) the model's casts to fp16 still round: FLT_MAX and 70000
+// overflow fp16 to Inf, 1/3 becomes fp16's nearest value; the Add itself runs in fp64.
+TEST(Emulator, Fp64KeepsTheModelsRoundingToFp16) {
+  const Model m = fp16_add_model();
+  const Tensor x = Tensor::from_vector<float>({FLT_MAX, 70000.0f, 1.0f / 3, -2.5f}, {4});
+  for (const char* spec : {"ref:dtype=fp64", "ref:acc=exact,dtype=fp64"}) {
+    auto parsed = parse_platform_spec(spec);
+    auto backend = make_backend(*parsed);
+    ASSERT_TRUE(backend.ok());
+    auto out = (*backend)->run(m, {{"X", x}}, nullptr);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    const Tensor& y = (*out)[0].tensor;
+    ASSERT_EQ(y.dtype(), DType::kFloat64) << spec;
+    EXPECT_EQ(y.data<double>()[0], std::numeric_limits<double>::infinity()) << spec;
+    EXPECT_EQ(y.data<double>()[1], std::numeric_limits<double>::infinity()) << spec;
+    const double third16 = static_cast<double>(static_cast<float>(Float16(1.0f / 3)));
+    EXPECT_NE(third16, 1.0 / 3);
+    EXPECT_EQ(y.data<double>()[2], 2 * third16) << spec;
+    EXPECT_EQ(y.data<double>()[3], -5.0) << spec;
+  }
+  // fp32 as written: the same rounding, the Add in fp16.
+  auto plain = make_backend(*parse_platform_spec("ref"));
+  auto out = (*plain)->run(m, {{"X", x}}, nullptr);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)[0].tensor.data<float>()[0], std::numeric_limits<float>::infinity());
 }
 
 TEST(Emulator, ResultsDoNotDependOnHowManyRealThreadsRun) {

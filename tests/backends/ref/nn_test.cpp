@@ -141,6 +141,20 @@ TEST(Pool, AveragePoolCountIncludePad) {
   EXPECT_EQ(values_of<float>((*in)[0].tensor), (std::vector<float>{1, 2.5f}));
 }
 
+TEST(Pool, DilationsOfAverageFromOpset19AndLpFromOpset18) {
+  // 1x1x5, kernel 2, dilation 2: windows {0,2}, {1,3}, {2,4} of 0..4.
+  const auto attrs = std::map<std::string, Attribute>{{"kernel_shape", attr_ints({2})},
+                                                      {"dilations", attr_ints({2})}};
+  auto avg = run_node("AveragePool", {iota({1, 1, 5})}, attrs, 1, 19);
+  ASSERT_TRUE(avg.ok()) << avg.status().to_string();
+  EXPECT_EQ(values_of<float>((*avg)[0].tensor), (std::vector<float>{1, 2, 3}));
+  auto lp_attrs = attrs;
+  lp_attrs["p"] = attr_int(1);
+  auto lp = run_node("LpPool", {iota({1, 1, 5})}, lp_attrs, 1, 18);
+  ASSERT_TRUE(lp.ok()) << lp.status().to_string();
+  EXPECT_EQ(values_of<float>((*lp)[0].tensor), (std::vector<float>{2, 4, 6}));
+}
+
 TEST(Norm, BatchNormInferenceAndSpatialZeroBeforeOpset9) {
   auto x = iota({1, 2, 2});
   auto one = Tensor::from_vector<float>({1, 1}, {2});

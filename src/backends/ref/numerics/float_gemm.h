@@ -1,6 +1,7 @@
 // The one floating GEMM of the reference backend (MatMul, Gemm and Conv go through it), honouring
-// the platform's numerics: a real BLAS where the `blas` platform plugs one in, compensated exact
-// dot products for acc=exact, otherwise the stated accumulation order (ordered_gemm).
+// the platform's numerics: a real BLAS (fp32 or fp64) where the `blas` platform plugs one in,
+// compensated exact dot products for acc=exact, otherwise the stated accumulation order
+// (ordered_gemm).
 #pragma once
 
 #include <cmath>
@@ -47,20 +48,21 @@ void float_gemm(const Numerics& num, int64_t M, int64_t N, int64_t K, const Acc*
     exact_gemm(M, N, K, A, lda, a_col_stride, B, ldb, C, ldc);
     return;
   }
-  if constexpr (std::is_same_v<Acc, float>) {
-    if (num.sgemm && M > 0 && N > 0) {
-      if (a_col_stride == 1) {
-        num.sgemm(M, N, K, A, lda, B, ldb, C, ldc);
-      } else {  // BLAS wants rows of A contiguous
-        std::vector<float> a(static_cast<size_t>(M * K));
-        for (int64_t m = 0; m < M; ++m) {
-          for (int64_t k = 0; k < K; ++k)
-            a[static_cast<size_t>(m * K + k)] = A[m * lda + k * a_col_stride];
-        }
-        num.sgemm(M, N, K, a.data(), K, B, ldb, C, ldc);
+  const Numerics::GemmFn<Acc>* blas = nullptr;
+  if constexpr (std::is_same_v<Acc, float>) blas = &num.sgemm;
+  if constexpr (std::is_same_v<Acc, double>) blas = &num.dgemm;
+  if (blas && *blas && M > 0 && N > 0) {
+    if (a_col_stride == 1) {
+      (*blas)(M, N, K, A, lda, B, ldb, C, ldc);
+    } else {  // BLAS wants rows of A contiguous
+      std::vector<Acc> a(static_cast<size_t>(M * K));
+      for (int64_t m = 0; m < M; ++m) {
+        for (int64_t k = 0; k < K; ++k)
+          a[static_cast<size_t>(m * K + k)] = A[m * lda + k * a_col_stride];
       }
-      return;
+      (*blas)(M, N, K, a.data(), K, B, ldb, C, ldc);
     }
+    return;
   }
   ordered_gemm<Acc>(num.acc, M, N, K, A, lda, a_col_stride, B, ldb, C, ldc);
 }

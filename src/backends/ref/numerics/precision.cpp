@@ -6,6 +6,11 @@ namespace {
 
 void convert_graph(Graph& g, DType target);
 
+// Whether a cast to `to` is a rounding that running in `target` must keep.
+bool rounds_below(DType to, DType target) {
+  return target == DType::kFloat64 && (to == DType::kFloat16 || to == DType::kBFloat16);
+}
+
 void convert_attribute(Attribute& a, DType target) {
   if (a.t.defined()) a.t = convert_float_tensor(a.t, target);
   for (auto& t : a.tensors) t = convert_float_tensor(t, target);
@@ -32,11 +37,15 @@ void convert_graph(Graph& g, DType target) {
   for (auto& [_, t] : g.initializers) t = convert_float_tensor(t, target);
   for (auto& n : g.nodes) {
     for (auto& [name, a] : n.attributes) convert_attribute(a, target);
-    // A cast to a floating type stays in the emulated precision (no detour through fp32).
+    // A cast to a floating type stays in the emulated precision (no detour through fp32), except
+    // that under fp64 a cast to fp16 or bf16 still rounds to it: the model asks for that rounding
+    // (an fp32 value beyond fp16's range becomes Inf there), and the executor widens the result
+    // back to fp64, exactly, after the node. The fp64 oracle so computes what the model states.
     if (n.domain.empty() && n.op_type == "Cast") {
       if (Attribute* to = n.attributes.count("to") ? &n.attributes["to"] : nullptr) {
         if (to->kind == Attribute::Kind::kInt && is_valid_dtype(static_cast<int32_t>(to->i)) &&
-            is_float(static_cast<DType>(to->i))) {
+            is_float(static_cast<DType>(to->i)) &&
+            !rounds_below(static_cast<DType>(to->i), target)) {
           to->i = static_cast<int64_t>(target);
         }
       }

@@ -1,7 +1,8 @@
 // Pooling: MaxPool (1+; 8 adds Indices and storage_order, 10 dilations and ceil_mode, 12 int8 /
-// uint8), AveragePool (1+; 7 count_include_pad, 10 ceil_mode), LpPool (1: float p, 2+: int p) and
-// their Global* forms (a window covering the whole spatial extent). Sums run in index order in
-// compute_t<T>; MaxPool reports the first maximum, NaN per the `nan` knob (propagate by default).
+// uint8), AveragePool (1+; 7 count_include_pad, 10 ceil_mode, 19 dilations), LpPool (1: float p,
+// 2+: int p, 18 ceil_mode and dilations) and their Global* forms (a window covering the whole
+// spatial extent). Sums run in index order in compute_t<T>; MaxPool reports the first maximum, NaN
+// per the `nan` knob (propagate by default).
 #include "backends/ref/nn_util.h"
 #include "backends/ref/numerics/math.h"
 #include "backends/ref/numerics/nan_mode.h"
@@ -34,8 +35,10 @@ Expected<PoolSetup> pool_setup(const KernelContext& ctx, const Tensor& x, bool g
     const Shape kernel = ctx.node.attr_ints("kernel_shape");
     if (kernel.empty()) return ctx.fail("attribute kernel_shape is required");
     const bool ceil_mode = ctx.node.attr_int("ceil_mode", 0) != 0;
-    IG_ASSIGN_OR_RETURN(p.g, window_geometry(ctx, in_sp, kernel, ceil_mode,
-                                             kind == PoolKind::kMax && ctx.opset >= 10));
+    // dilations: MaxPool from opset 10, LpPool from 18, AveragePool from 19.
+    const int64_t dilations_since = kind == PoolKind::kMax ? 10 : kind == PoolKind::kLp ? 18 : 19;
+    IG_ASSIGN_OR_RETURN(
+        p.g, window_geometry(ctx, in_sp, kernel, ceil_mode, ctx.opset >= dilations_since));
   }
   p.out_shape = {x.dim(0), x.dim(1)};
   p.out_shape.insert(p.out_shape.end(), p.g.out.begin(), p.g.out.end());

@@ -1,0 +1,113 @@
+#include "analysis/oracle_origins.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "analysis/oracle.h"
+#include "analysis/oracle_error.h"
+
+namespace ig {
+
+double error_jump(const ErrorSpan& s) {
+  const double floor = std::max(s.input_error, unit_roundoff(s.dtype));
+  if (floor > 0) return s.output_error / floor;
+  return s.output_error > 0 ? std::numeric_limits<double>::infinity() : 0;
+}
+
+bool is_born(const ErrorSpan& s) {
+  if (!is_float(s.dtype)) return s.output_error > 0 && s.input_error == 0;
+  return error_jump(s) >= kBornJump;
+}
+
+Expected<std::vector<OracleOrigin>> oracle_origins(const StudyData& study, TensorCache& cache,
+                                                   std::vector<OracleOrigin>* largest) {
+  std::vector<OracleOrigin> out;
+  if (largest) largest->clear();
+  for (const auto& p : study.platforms) {
+    std::vector<OracleOrigin> mine;
+    OracleOrigin top;
+    for (const auto& c : study.cases) {
+      const RepRun* oracle = oracle_run(study, c);
+      auto it = c.runs.find(p.label);
+      const RepRun* run = it == c.runs.end() ? nullptr : it->second.run();
+      if (!oracle || !run) continue;
+      IG_ASSIGN_OR_RETURN(auto spans, error_spans(c, *run, *oracle, cache));
+      auto reruns = study.self_checks.find(run->run_id);
+      static const std::vector<StoredSelfCheck> kNone;
+      for (auto& s : spans) {
+        if (largest && error_jump(s) > top.jump) {
+          top.platform = p.label;
+          top.case_label = c.label();
+          top.jump = error_jump(s);
+          top.span = s;
+        }
+        if (!is_born(s)) continue;
+        OracleOrigin o;
+        o.platform = p.label;
+        o.case_label = c.label();
+        o.jump = error_jump(s);
+        IG_ASSIGN_OR_RETURN(
+            o.self_check,
+            self_check_of(s, *run, *oracle,
+                          reruns == study.self_checks.end() ? kNone : reruns->second, cache));
+        o.span = std::move(s);
+        mine.push_back(std::move(o));
+      }
+    }
+    std::stable_sort(mine.begin(), mine.end(),
+                     [](const OracleOrigin& a, const OracleOrigin& b) { return a.jump > b.jump; });
+    for (auto& o : mine) out.push_back(std::move(o));
+    if (largest && !top.platform.empty()) largest->push_back(std::move(top));
+  }
+  return out;
+}
+
+Expected<std::map<std::string, double>> values_oracle_errors(const StudyData& study,
+                                                             const CaseData& c,
+                                                             const std::vector<std::string>& values,
+                                                             TensorCache& cache) {
+  std::map<std::string, double> out;
+  const RepRun* oracle = oracle_run(study, c);
+  if (!oracle) return out;
+  for (const auto& p : study.platforms) {
+    auto it = c.runs.find(p.label);
+    const RepRun* run = it == c.runs.end() ? nullptr : it->second.run();
+    if (!run) continue;
+    IG_ASSIGN_OR_RETURN(double e, values_error(*run, *oracle, values, cache));
+    if (e >= 0) out[p.label] = e;
+  }
+  return out;
+}
+
+nlohmann::json error_json(double e) {
+  if (std::isfinite(e)) return e;
+  return std::isnan(e) ? "nan" : e > 0 ? "inf" : "-inf";
+}
+
+nlohmann::json oracle_origin_json(const OracleOrigin& o) {
+  nlohmann::json j{{"platform", o.platform},
+                   {"case", o.case_label},
+                   {"node", o.span.node},
+                   {"node_index", o.span.node_index},
+                   {"op_type", o.span.op_type},
+                   {"covers", o.span.covers},
+                   {"fused", o.span.fused},
+                   {"inputs", o.span.inputs},
+                   {"output", o.span.worst_output},
+                   {"input_error", error_json(o.span.input_error)},
+                   {"output_error", error_json(o.span.output_error)},
+                   {"jump", error_json(o.jump)}};
+  nlohmann::json sc{{"verdict", self_check_verdict_name(o.self_check.verdict)}};
+  if (o.self_check.verdict != SelfCheckVerdict::kNotNeeded) {
+    sc["reason"] = o.self_check.reason;
+    if (!o.self_check.unfused_spec.empty()) sc["unfused_spec"] = o.self_check.unfused_spec;
+    if (o.self_check.unfused_error >= 0)
+      sc["unfused_error"] = error_json(o.self_check.unfused_error);
+    if (o.self_check.local_error >= 0) sc["local_error"] = error_json(o.self_check.local_error);
+  }
+  j["self_check"] = sc;
+  return j;
+}
+
+}  // namespace ig

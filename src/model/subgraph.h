@@ -1,0 +1,26 @@
+// A model made of some of another model's nodes: `extract` makes one model per node fed the values
+// that reached it, the self-check re-runs a span of nodes alone.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace ig {
+
+// `parent` with only the nodes that produce one of `produced` (in their order), the initializers
+// they read, `inputs` as graph inputs and `outputs` as graph outputs. Opsets, IR version and
+// model-local functions are kept. A node that holds a subgraph, or that reads a value which is
+// neither an input, an initializer nor computed by a kept node, is an error naming it. The
+// parent's metadata is not kept.
+Expected<onnx::ModelProto> subgraph_model(const onnx::ModelProto& parent,
+                                          const std::set<std::string>& produced,
+                                          const std::vector<onnx::ValueInfoProto>& inputs,
+                                          const std::vector<onnx::ValueInfoProto>& outputs,
+                                          const std::string& graph_name);
+
+}  // namespace ig
