@@ -156,7 +156,7 @@ def run_model(cli, corpus, entry, out_root, timeout):
         r = {"spec": spec, "verdict": p["verdict"], "seconds": p["seconds"]}
         if p["verdict"] != "ok":
             r["reason"] = p.get("reason", "")
-            r["refused"] = sorted({x["op_type"] for x in p.get("rejections", [])})
+            r["refused"] = sorted({x["op_type"] for x in p.get("rejections", []) if x.get("op_type")})
         else:
             outs = outputs_of(spec)
             if sorted(outs) != sorted(torch_out):
