@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/status.h"
 
@@ -17,15 +18,31 @@ inline Status error(sqlite3* db, std::string_view what) {
                   sqlite3_errmsg(db));
 }
 
+// Prepared statements kept per connection and reused: a campaign writes thousands of small runs,
+// and parsing the same SQL for each was a fifth of the coordinator's time. take() hands out a
+// statement not in use (or nullptr), give() takes it back reset; forget() finalizes a
+// connection's statements and must run before the connection closes. Thread-safe.
+sqlite3_stmt* take_cached(sqlite3* db, std::string_view sql);
+void give_cached(sqlite3* db, std::string_view sql, sqlite3_stmt* stmt);
+void forget_cached(sqlite3* db);
+
 class Stmt {
  public:
-  Stmt(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+  Stmt(sqlite3* db, const char* sql) : db_(db), sql_(sql) {
+    stmt_ = take_cached(db, sql_);
+    if (stmt_) return;
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr) != SQLITE_OK) {
       status_ = error(db, std::string("prepare '") + sql + "'");
+      sqlite3_finalize(stmt_);
       stmt_ = nullptr;
     }
   }
-  ~Stmt() { sqlite3_finalize(stmt_); }
+  ~Stmt() {
+    if (!stmt_) return;
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+    give_cached(db_, sql_, stmt_);
+  }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
 
@@ -89,6 +106,7 @@ class Stmt {
 
  private:
   sqlite3* db_;
+  std::string sql_;
   sqlite3_stmt* stmt_ = nullptr;
   Status status_;
 };

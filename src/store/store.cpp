@@ -122,7 +122,10 @@ Expected<std::unique_ptr<Store>> Store::open(const std::string& path) {
   return s;
 }
 
-Store::~Store() { sqlite3_close_v2(db_); }
+Store::~Store() {
+  sql::forget_cached(db_);
+  sqlite3_close_v2(db_);
+}
 
 Expected<bool> Store::has_table(const std::string& name, const std::string& schema) const {
   sql::Stmt st(
@@ -225,9 +228,36 @@ Expected<bool> Store::has_run(const RunKey& key) const {
   return found;
 }
 
+Expected<std::set<RunKey>> Store::run_keys(const std::string& host) const {
+  std::set<RunKey> keys;
+  sql::Stmt st(db_, "SELECT model, input, platform, repetition FROM runs WHERE host = ?");
+  st.bind(1, host);
+  while (st.step())
+    keys.insert({st.text(0), st.text(1), st.text(2), host, static_cast<int>(st.integer(3))});
+  IG_RETURN_IF_ERROR(st.status());
+  return keys;
+}
+
 Expected<bool> Store::put_run(const RunKey& key, const RunResult& result) {
+  IG_ASSIGN_OR_RETURN(auto written, put_runs({{key, &result}}));
+  return bool(written[0]);
+}
+
+Expected<std::vector<bool>> Store::put_runs(
+    const std::vector<std::pair<RunKey, const RunResult*>>& runs) {
   sql::Transaction tx(db_);
   IG_RETURN_IF_ERROR(tx.status());
+  std::vector<bool> written;
+  written.reserve(runs.size());
+  for (const auto& [key, result] : runs) {
+    IG_ASSIGN_OR_RETURN(bool w, write_run(key, *result));
+    written.push_back(w);
+  }
+  IG_RETURN_IF_ERROR(tx.commit());
+  return written;
+}
+
+Expected<bool> Store::write_run(const RunKey& key, const RunResult& result) {
   sql::Stmt r(db_,
               "INSERT OR IGNORE INTO runs(model, input, platform, host, repetition, verdict, "
               "reason, repro, seconds) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -248,7 +278,6 @@ Expected<bool> Store::put_run(const RunKey& key, const RunResult& result) {
   }
   IG_RETURN_IF_ERROR(write_outputs(run_id, result.trace, false));
   IG_RETURN_IF_ERROR(write_outputs(run_id, result.outputs, true));
-  IG_RETURN_IF_ERROR(tx.commit());
   return true;
 }
 

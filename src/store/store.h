@@ -10,6 +10,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -126,6 +127,12 @@ class Store {
   // Writes the run, its node outputs and their tensors in one transaction. Returns false (and
   // writes nothing) when a run with this key is already stored.
   Expected<bool> put_run(const RunKey& key, const RunResult& result);
+  // Writes several runs in one transaction (a campaign's small runs cost mostly their commit):
+  // all are stored or none is. Element i is false when run i's key was already stored.
+  Expected<std::vector<bool>> put_runs(
+      const std::vector<std::pair<RunKey, const RunResult*>>& runs);
+  // The keys of the runs stored for `host`: a resumed study asks once instead of once per job.
+  Expected<std::set<RunKey>> run_keys(const std::string& host) const;
   // Adds per-node outputs to a stored run (one transaction): a campaign captures graph outputs
   // first and reruns only the runs whose divergence it must locate with every layer. Values
   // already recorded for the run keep their row.
@@ -168,6 +175,8 @@ class Store {
   // Whether `schema` ("main" or an attached "src") has the table.
   Expected<bool> has_table(const std::string& name, const std::string& schema = "main") const;
   Status write_outputs(int64_t run, const std::vector<TracedTensor>& tensors, bool is_output);
+  // One run's rows, inside the caller's transaction.
+  Expected<bool> write_run(const RunKey& key, const RunResult& result);
   sqlite3* db_ = nullptr;
   std::string path_;
 };

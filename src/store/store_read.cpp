@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include <cstring>
+#include <memory>
 
 #include "store/sqlite_util.h"
 #include "store/store.h"
@@ -53,8 +54,14 @@ Status Store::put_tensor(const TensorKey& key, const Tensor& t) {
   sql::Stmt exists(db_, "SELECT 1 FROM tensors WHERE hash = ? AND dtype = ? AND shape = ?");
   if (exists.bind(1, hash).bind(2, dtype).bind(3, shape).step()) return Status::Ok();
   IG_RETURN_IF_ERROR(exists.status());
+  // One compression context per thread, reused: ZSTD_compress makes (and zeroes) a fresh one per
+  // call, which cost more than compressing a small run's outputs.
+  thread_local std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(),
+                                                                       ZSTD_freeCCtx);
+  if (!cctx) return internal_error("zstd: cannot make a compression context");
   std::string packed(ZSTD_compressBound(t.nbytes()), '\0');
-  const size_t n = ZSTD_compress(packed.data(), packed.size(), t.raw(), t.nbytes(), 3);
+  const size_t n =
+      ZSTD_compressCCtx(cctx.get(), packed.data(), packed.size(), t.raw(), t.nbytes(), 3);
   if (ZSTD_isError(n)) return internal_error("zstd: {}", ZSTD_getErrorName(n));
   sql::Stmt ins(db_, "INSERT INTO tensors(hash, dtype, shape, nbytes, data) VALUES(?, ?, ?, ?, ?)");
   ins.bind(1, hash).bind(2, dtype).bind(3, shape).bind(4, static_cast<int64_t>(t.nbytes()));

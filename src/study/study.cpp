@@ -3,9 +3,12 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -277,56 +280,121 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
   summary.oracle = oracle;
   StudyProgress pr;
   pr.total = summary.total = static_cast<int64_t>(jobs.size());
-  // Workers run jobs; `mu` guards the store (one SQLite connection: a transaction must not
-  // interleave with another thread's), the progress counters and the next job index.
+  // Job threads run jobs through the workers; one writer thread stores what they finish, in
+  // batches: a small run's commit costs more than the run, and writing off the job threads keeps
+  // both cores busy. A batch is one transaction, so a run is stored whole or not at all, and a
+  // study killed before a batch is written reruns that batch's runs when resumed. `mu` guards
+  // the queue, the progress counters and the next job index; only the writer touches the store
+  // while jobs run.
+  IG_ASSIGN_OR_RETURN(const std::set<RunKey> stored, store.run_keys(host.id));
+  struct Finished {
+    RunKey key;
+    RunResult result;
+  };
+  using Clock = std::chrono::steady_clock;
+  constexpr size_t kBatchRuns = 256;
+  constexpr size_t kBatchBytes = size_t{32} << 20;
+  constexpr auto kBatchAge = std::chrono::milliseconds(200);
   std::mutex mu;
+  std::condition_variable queued, drained;
+  std::vector<Finished> pending;
+  size_t pending_bytes = 0;
+  auto first_pending = Clock::now();
   size_t next = 0;
+  int running = std::max(1, options.jobs);
   Status failed;
-  auto work = [&] {
+  auto result_bytes = [](const RunResult& r) {
+    size_t n = 0;
+    for (const auto* list : {&r.outputs, &r.trace})
+      for (const auto& t : *list) n += t.tensor.defined() ? t.tensor.nbytes() : 0;
+    return n;
+  };
+  auto count_done = [&](const std::string& platform, bool executed) {  // with `mu` held
+    ++(executed ? pr.executed : pr.skipped);
+    ++pr.done;
+    pr.current = platform;
+    if (progress) progress(pr);
+  };
+  auto writer = [&] {
+    std::unique_lock lock(mu);
     for (;;) {
-      std::unique_lock lock(mu);
-      if (next >= jobs.size() || !failed.ok()) return;
-      const Job& job = jobs[next++];
-      const RunKey key{job.model->hash, job.input->hash, job.platform, host.id, job.repetition};
-      auto stored = store.has_run(key);
-      if (!stored.ok()) {
-        failed = stored.status();
+      queued.wait_until(lock, first_pending + kBatchAge, [&] {
+        return !failed.ok() || running == 0 || pending.size() >= kBatchRuns ||
+               pending_bytes >= kBatchBytes;
+      });
+      if (!failed.ok()) return;
+      if (pending.empty()) {
+        if (running == 0) return;
+        first_pending = Clock::now();
+        continue;
+      }
+      if (running > 0 && pending.size() < kBatchRuns && pending_bytes < kBatchBytes &&
+          Clock::now() - first_pending < kBatchAge)
+        continue;
+      std::vector<Finished> batch;
+      batch.swap(pending);
+      pending_bytes = 0;
+      drained.notify_all();
+      lock.unlock();
+      std::vector<std::pair<RunKey, const RunResult*>> rows;
+      rows.reserve(batch.size());
+      for (const auto& f : batch) rows.emplace_back(f.key, &f.result);
+      auto written = store.put_runs(rows);
+      lock.lock();
+      if (!written.ok()) {
+        failed = written.status();
+        drained.notify_all();
         return;
       }
-      bool written = false;
-      if (!*stored) {
-        lock.unlock();
-        // Each repetition after the first starts from a fresh worker process.
-        if (job.repetition > 0) pool.restart(job.platform);
-        RunRequest req;
-        req.platform = job.platform;
-        req.model_path = job.model->path;
-        req.inputs = job.input->feeds;
-        req.capture.all_layers = options.all_layers;
-        req.timeout_seconds = options.timeout_seconds;
-        req.max_memory_bytes = options.max_memory_bytes;
-        req.input_flags = job.input->flags;
-        RunResult result = pool.run(req);
-        lock.lock();
-        auto w = store.put_run(key, result);
-        if (!w.ok()) {
-          failed = w.status();
-          return;
-        }
-        written = *w;
-        if (written) ++summary.verdicts[std::string(verdict_name(result.verdict))];
+      for (size_t i = 0; i < batch.size(); ++i) {
+        if ((*written)[i]) ++summary.verdicts[std::string(verdict_name(batch[i].result.verdict))];
+        // Another process may have written the same run meanwhile; it then counts as skipped.
+        count_done(batch[i].key.platform, (*written)[i]);
       }
-      // Another process may have written the same run meanwhile; it then counts as skipped.
-      ++(written ? pr.executed : pr.skipped);
-      ++pr.done;
-      pr.current = job.platform;
-      if (progress) progress(pr);
+      first_pending = Clock::now();
     }
   };
+  auto work = [&] {
+    std::unique_lock lock(mu);
+    for (;;) {
+      if (next >= jobs.size() || !failed.ok()) break;
+      const Job& job = jobs[next++];
+      const RunKey key{job.model->hash, job.input->hash, job.platform, host.id, job.repetition};
+      if (stored.count(key)) {
+        count_done(job.platform, false);
+        continue;
+      }
+      lock.unlock();
+      // Each repetition after the first starts from a fresh worker process.
+      if (job.repetition > 0) pool.restart(job.platform);
+      RunRequest req;
+      req.platform = job.platform;
+      req.model_path = job.model->path;
+      req.inputs = job.input->feeds;
+      req.capture.all_layers = options.all_layers;
+      req.timeout_seconds = options.timeout_seconds;
+      req.max_memory_bytes = options.max_memory_bytes;
+      req.input_flags = job.input->flags;
+      RunResult result = pool.run(req);
+      const size_t bytes = result_bytes(result);
+      lock.lock();
+      // A writer behind by two batches holds the job threads back: memory stays bounded.
+      drained.wait(lock, [&] {
+        return !failed.ok() || (pending.size() < 2 * kBatchRuns && pending_bytes < 2 * kBatchBytes);
+      });
+      if (pending.empty()) first_pending = Clock::now();
+      pending_bytes += bytes;
+      pending.push_back({key, std::move(result)});
+      if (pending.size() >= kBatchRuns || pending_bytes >= kBatchBytes) queued.notify_one();
+    }
+    if (--running == 0) queued.notify_one();
+  };
+  std::thread write_thread(writer);
   std::vector<std::thread> threads;
   for (int t = 1; t < std::max(1, options.jobs); ++t) threads.emplace_back(work);
   work();
   for (auto& t : threads) t.join();
+  write_thread.join();
   IG_RETURN_IF_ERROR(failed);
   summary.executed = pr.executed;
   summary.skipped = pr.skipped;

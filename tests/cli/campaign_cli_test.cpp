@@ -175,8 +175,10 @@ TEST(CampaignCli, SurvivesSigkillAndResumesStoringEveryRunOnce) {
   Scratch tmp;
   const Variants v = make_variants(tmp);
   const std::string store = tmp.file("k.db");
-  const std::string args = "campaign --models " + v.dir.string() + platform_args() + " --store " +
-                           store + " --jobs 2 --json";
+  // crashtest:delay_ms makes each of its runs last 40 ms, so the campaign is still running when
+  // the first batch of runs has been written.
+  const std::string args = "campaign --models " + v.dir.string() + platform_args() +
+                           " -p crashtest:delay_ms=40 --store " + store + " --jobs 2 --json";
   // Start it detached, wait until some runs are stored, then SIGKILL the coordinator.
   const std::string cmd = std::string(INFERGAP_CLI) + " " + args + " >/dev/null 2>&1 & echo $!";
   FILE* p = popen(cmd.c_str(), "r");
@@ -184,7 +186,7 @@ TEST(CampaignCli, SurvivesSigkillAndResumesStoringEveryRunOnce) {
   int pid = 0;
   ASSERT_EQ(fscanf(p, "%d", &pid), 1);
   pclose(p);
-  const int64_t total = v.count * static_cast<int64_t>(kPlatforms.size() + 1);
+  const int64_t total = v.count * static_cast<int64_t>(kPlatforms.size() + 2);
   int64_t at_kill = 0;
   for (int i = 0; i < 600 && at_kill < 10; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
