@@ -12,6 +12,21 @@ def cpuinfo(key):
     return "?"
 
 
+def fork_ms(n=200):
+    """Median ms of fork + exit + wait of this small process: a host where it is slow makes any
+    per-model process costly (issue [Throughput])."""
+    import time
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+        times.append(time.perf_counter() - t)
+    return round(sorted(times)[n // 2] * 1e3, 3)
+
+
 flags = cpuinfo("flags").split()
 mem = next(l for l in open("/proc/meminfo") if l.startswith("MemTotal")).split()[1]
 git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
@@ -25,5 +40,6 @@ print(json.dumps({
     "mem_gib": round(int(mem) / 2**20, 1),
     "kernel": platform.release(),
     "loadavg": os.getloadavg(),
+    "fork_ms": fork_ms(),
     "commit": git.stdout.strip() + ("+dirty" if dirty else ""),
 }))

@@ -198,6 +198,15 @@ else:
     if secs:
         print(f"| running and storing (the campaign's own clock) | {secs['runs']:.1f} s = "
               f"**{secs['runs_per_second']:.0f} runs/s** |")
+        cost = secs.get("per_run_ms")
+        if cost:
+            print(f"| per run: load and check the model (worker) | {cost['load_and_check']:.3f} ms |")
+            print(f"| per run: run and hash (worker) | {cost['run_and_hash']:.3f} ms |")
+            print(f"| per run: transfer and wait (coordinator <-> worker) | {cost['transfer']:.3f} ms |")
+            print(f"| per run: store (writer thread, overlaps the runs) | {cost['store']:.3f} ms |")
+        fork = (load("host.json") or {}).get("fork_ms")
+        if fork is not None:
+            print(f"| this host's fork + wait (no fork per run any more) | {fork:.3f} ms |")
         print(f"| per-layer reruns of runs to locate ({run.get('runs_layer_traced', 0)} runs) | "
               f"{secs['layers']:.1f} s |")
         print(f"| analysis | {secs['analysis']:.1f} s |")
@@ -237,10 +246,14 @@ if ana:
     print(f"| analysis (100 platforms x ResNet-50 layers) < 10 s | {ana['median']:.2f} s | "
           f"{'yes' if ana['median'] < 10 else 'no'} |")
 if camp and "missing" not in camp:
+    run_rate = ((load("campaign_run.json") or {}).get("seconds") or {}).get("runs_per_second", 0)
+    print(f"| campaign run phase >= 1500 runs/s on 2 cores (issue [Throughput]) | "
+          f"{run_rate:.0f} runs/s | {'yes' if run_rate >= 1500 else 'no'} |")
     rate = camp["stores"][0]["runs"] / camp["median"]
-    print(f"| campaign >= 300 runs/s | {rate:.0f} runs/s | {'yes' if rate >= 300 else 'no'} |")
+    print(f"| campaign whole command >= 300 runs/s | {rate:.0f} runs/s | "
+          f"{'yes' if rate >= 300 else 'no'} |")
 else:
-    print("| campaign >= 300 runs/s | campaign: not built | - |")
+    print("| campaign run phase >= 1500 runs/s | campaign: not built | - |")
 print()
 
 print(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_notes.md")).read())

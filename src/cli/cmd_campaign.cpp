@@ -21,6 +21,19 @@
 
 namespace ig::cli {
 
+namespace {
+
+// Executed runs' costs in ms per run (StudySummary::Costs): a slow host explains itself.
+nlohmann::json per_run_ms(const StudySummary& s) {
+  const double n = s.executed > 0 ? static_cast<double>(s.executed) : 1.0;
+  return {{"load_and_check", 1e3 * s.costs.load / n},
+          {"run_and_hash", 1e3 * s.costs.run / n},
+          {"transfer", 1e3 * s.costs.transfer / n},
+          {"store", 1e3 * s.costs.store / n}};
+}
+
+}  // namespace
+
 void add_campaign_command(CLI::App& app, int& exit_code) {
   struct Args {
     std::vector<std::string> models, platforms, presets, shapes, dims;
@@ -140,7 +153,8 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
           {"runs_per_second",
            summary->runs_seconds > 0 ? summary->runs.executed / summary->runs_seconds : 0},
           {"layers", summary->layers_seconds},
-          {"analysis", analysis_seconds}}},
+          {"analysis", analysis_seconds},
+          {"per_run_ms", per_run_ms(summary->runs)}}},
         {"analysis", *analysis}};
     if (!a->no_report) write_report_beside_store(**store, a->store, "campaign", j);
     if (a->json) {

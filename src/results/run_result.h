@@ -42,6 +42,8 @@ struct RunResult {
   std::vector<Rejection> rejections;
   std::string repro;  // a command that reproduces this run
   double seconds = 0;
+  // Of `seconds`, the part spent reading, checking and preparing the model (0 when cached).
+  double load_seconds = 0;
   // Graph outputs in declaration order, each named with its producing node by the worker.
   std::vector<TracedTensor> outputs;
   std::vector<TracedTensor> trace;  // per node, in execution order (when capture.all_layers)

@@ -339,8 +339,11 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
       std::vector<std::pair<RunKey, const RunResult*>> rows;
       rows.reserve(batch.size());
       for (const auto& f : batch) rows.emplace_back(f.key, &f.result);
+      const auto t_store = Clock::now();
       auto written = store.put_runs(rows);
+      const double store_seconds = std::chrono::duration<double>(Clock::now() - t_store).count();
       lock.lock();
+      summary.costs.store += store_seconds;
       if (!written.ok()) {
         failed = written.status();
         drained.notify_all();
@@ -375,9 +378,14 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
       req.timeout_seconds = options.timeout_seconds;
       req.max_memory_bytes = options.max_memory_bytes;
       req.input_flags = job.input->flags;
+      const auto t_job = Clock::now();
       RunResult result = pool.run(req);
+      const double round_trip = std::chrono::duration<double>(Clock::now() - t_job).count();
       const size_t bytes = result_bytes(result);
       lock.lock();
+      summary.costs.load += result.load_seconds;
+      summary.costs.run += result.seconds - result.load_seconds;
+      summary.costs.transfer += std::max(0.0, round_trip - result.seconds);
       // A writer behind by two batches holds the job threads back: memory stays bounded.
       drained.wait(lock, [&] {
         return !failed.ok() || (pending.size() < 2 * kBatchRuns && pending_bytes < 2 * kBatchBytes);

@@ -57,6 +57,13 @@ struct StudySummary {
   // Open dims that no --shape or --dim sized (generated inputs used 1), with the model's path; once
   // per model, input and dim.
   std::vector<std::pair<std::string, DefaultedDim>> defaulted;
+  // Where executed runs' time went, summed over runs (seconds): in the workers, loading and
+  // checking the model and then running it (hashing the outputs included); between coordinator
+  // and worker (the request, the tensors both ways, waiting for a free worker); and writing to
+  // the store (the writer thread, in parallel with the runs).
+  struct Costs {
+    double load = 0, run = 0, transfer = 0, store = 0;
+  } costs;
 };
 
 struct ModelEntry {

@@ -149,6 +149,8 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
     // Tensors computed at run time (Expand, Tile, ConstantOfShape...) obey the same budget.
     set_tensor_byte_limit(load.max_memory_bytes);
     auto loaded = load_cached(request.model_path, load);
+    result.load_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!loaded.ok()) return finish(Verdict::kLoadError, loaded.status().message());
     const std::shared_ptr<const Model> model = *loaded;
     result.rejections = rejections_of(*model, backend);
