@@ -89,9 +89,9 @@ print(f"{GB} `--benchmark_filter=Platform/` (bench/platform_bench.cpp): one imag
       "outputs hashed, as a study does. *traced* captures and hashes every layer's output and "
       "streams the hashes back. Baseline: ONNX Runtime `ort:opt=all,threads=1` untraced through "
       "the same worker. Platforms: `onednn:threads=1,fallback=ref` (nodes oneDNN lacks, e.g. Pad, "
-      "on the reference backend), `ort:opt=all,threads=1`, `blas:core=SkylakeX,lib=openblas,"
-      "threads=1` (the reference interpreter in fp32 with im2col convolutions and matrix products "
-      "on OpenBLAS), `ref:acc=lanes8` (an emulated 8-lane accumulation order). Median of "
+      "on the reference backend), `ort:opt=all,threads=1`, `blas:lib=openblas,threads=1` "
+      "(the reference interpreter in fp32 with im2col convolutions and matrix products on "
+      "OpenBLAS, on the kernel core OpenBLAS picks for this CPU: a fixed core may not run here), `ref:acc=lanes8` (an emulated 8-lane accumulation order). Median of "
       f"{reps_of.get('resnet18_32', '?')} repetitions for the 32x32 models, "
       f"{reps_of.get('resnet50_224', '?')} for the others.\n")
 print("| model | baseline ms | " + " | ".join(c[1] for c in COLS) + " |")
