@@ -1,7 +1,8 @@
 // The study store: one SQLite file per study (WAL), see DESIGN.md "Store". Hosts, platforms,
 // models, inputs, runs and per-node outputs; tensors are kept once per content key,
-// zstd-compressed. Each run is written whole (a batch of runs per transaction) and keyed by (model, input, platform,
-// host, repetition), so a killed study resumes where it stopped and never records a run twice.
+// zstd-compressed. Each run is written whole (a batch of runs per transaction) and keyed by (model,
+// input, platform, host, repetition), so a killed study resumes where it stopped and never records
+// a run twice.
 #pragma once
 
 #include <array>
