@@ -8,12 +8,6 @@
 namespace ig::testing {
 namespace {
 
-Tensor scalar(float v) {
-  Tensor t(DType::kFloat32, {});
-  t.data<float>()[0] = v;
-  return t;
-}
-
 // X -> Conv -> Clip(., lo, hi) -> Y, the bounds from Constant nodes placed between the two, as
 // torch places them.
 onnx::ModelProto conv_relu6(float lo, float hi) {
@@ -23,8 +17,8 @@ onnx::ModelProto conv_relu6(float lo, float hi) {
   auto* conv = b.node("Conv", "conv",
                       {"X", b.weight("w", {8, 4, 3, 3}, 0.6f), b.weight("b", {8}, 0.2f)}, {"c"});
   GraphBuilder::ints(conv, "pads", {1, 1, 1, 1});
-  b.constant("lo", scalar(lo));
-  b.constant("hi", scalar(hi));
+  b.constant("lo", Tensor::scalar<float>(lo));
+  b.constant("hi", Tensor::scalar<float>(hi));
   b.node("Clip", "clip", {"c", "lo", "hi"}, {"Y"});
   return b.model;
 }

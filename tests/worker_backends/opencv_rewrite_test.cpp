@@ -9,18 +9,6 @@
 namespace ig::testing {
 namespace {
 
-Tensor scalar(float v) {
-  Tensor t(DType::kFloat32, {});
-  t.data<float>()[0] = v;
-  return t;
-}
-
-Tensor axes(std::vector<int64_t> v) {
-  Tensor t(DType::kInt64, {static_cast<int64_t>(v.size())});
-  for (size_t i = 0; i < v.size(); ++i) t.data<int64_t>()[i] = v[i];
-  return t;
-}
-
 // X [2,8] -> Unsqueeze(0) -> Clip(lo from a Constant, hi from an initializer)
 // -> Squeeze(0) -> Y [2,8]; and Clip with only a max (min omitted) on a second output.
 onnx::ModelProto clip_and_squeeze() {
@@ -28,12 +16,12 @@ onnx::ModelProto clip_and_squeeze() {
   b.io(true, "X", {2, 8});
   b.io(false, "Y", {2, 8});
   b.io(false, "Z", {2, 8});
-  b.constant("axes0", axes({0}));
+  b.constant("axes0", Tensor::from_vector<int64_t>({0}, {1}));
   b.node("Unsqueeze", "unsqueeze", {"X", "axes0"}, {"u"});
-  b.constant("lo", scalar(-0.25f));
-  tensor_to_proto(scalar(0.5f), "hi", b.g->add_initializer());
+  b.constant("lo", Tensor::scalar<float>(-0.25f));
+  tensor_to_proto(Tensor::scalar<float>(0.5f), "hi", b.g->add_initializer());
   b.node("Clip", "clip", {"u", "lo", "hi"}, {"c"});
-  b.constant("axes1", axes({0}));
+  b.constant("axes1", Tensor::from_vector<int64_t>({0}, {1}));
   b.node("Squeeze", "squeeze", {"c", "axes1"}, {"Y"});
   b.node("Clip", "clip_max", {"X", "", "hi"}, {"Z"});
   return b.model;
