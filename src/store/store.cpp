@@ -218,16 +218,6 @@ std::optional<std::string> Store::meta(const std::string& key) const {
   return std::nullopt;
 }
 
-Expected<bool> Store::has_run(const RunKey& key) const {
-  sql::Stmt st(db_,
-               "SELECT 1 FROM runs WHERE model = ? AND input = ? AND platform = ? AND host = ? "
-               "AND repetition = ?");
-  st.bind(1, key.model).bind(2, key.input).bind(3, key.platform).bind(4, key.host);
-  const bool found = st.bind(5, key.repetition).step();
-  IG_RETURN_IF_ERROR(st.status());
-  return found;
-}
-
 Expected<std::set<RunKey>> Store::run_keys(const std::string& host) const {
   std::set<RunKey> keys;
   sql::Stmt st(db_, "SELECT model, input, platform, repetition FROM runs WHERE host = ?");

@@ -124,7 +124,6 @@ class Store {
   Status set_meta(const std::string& key, const std::string& value);
   std::optional<std::string> meta(const std::string& key) const;
 
-  Expected<bool> has_run(const RunKey& key) const;
   // Writes the run, its node outputs and their tensors in one transaction. Returns false (and
   // writes nothing) when a run with this key is already stored.
   Expected<bool> put_run(const RunKey& key, const RunResult& result);

@@ -315,22 +315,21 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
     pr.current = platform;
     if (progress) progress(pr);
   };
+  auto batch_ready = [&] {  // with `mu` held
+    return running == 0 || pending.size() >= kBatchRuns || pending_bytes >= kBatchBytes ||
+           (!pending.empty() && Clock::now() - first_pending >= kBatchAge);
+  };
   auto writer = [&] {
     std::unique_lock lock(mu);
     for (;;) {
-      queued.wait_until(lock, first_pending + kBatchAge, [&] {
-        return !failed.ok() || running == 0 || pending.size() >= kBatchRuns ||
-               pending_bytes >= kBatchBytes;
-      });
+      const auto deadline = (pending.empty() ? Clock::now() : first_pending) + kBatchAge;
+      queued.wait_until(lock, deadline, [&] { return !failed.ok() || batch_ready(); });
       if (!failed.ok()) return;
       if (pending.empty()) {
         if (running == 0) return;
-        first_pending = Clock::now();
         continue;
       }
-      if (running > 0 && pending.size() < kBatchRuns && pending_bytes < kBatchBytes &&
-          Clock::now() - first_pending < kBatchAge)
-        continue;
+      if (!batch_ready()) continue;  // a deadline set before the oldest pending run arrived
       std::vector<Finished> batch;
       batch.swap(pending);
       pending_bytes = 0;
@@ -354,7 +353,6 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
         // Another process may have written the same run meanwhile; it then counts as skipped.
         count_done(batch[i].key.platform, (*written)[i]);
       }
-      first_pending = Clock::now();
     }
   };
   auto work = [&] {

@@ -30,7 +30,9 @@ TEST(Store, RerunOfAStoredRunWritesNothing) {
   EXPECT_FALSE(*put);
   EXPECT_EQ(*(*store)->count("runs"), 1);
   EXPECT_EQ(*(*store)->count("node_outputs"), *outputs_before);
-  EXPECT_TRUE(*(*store)->has_run(runs->front().key));
+  const auto keys = (*store)->run_keys(runs->front().key.host);
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(*keys, std::set<RunKey>{runs->front().key});
 }
 
 TEST(Store, TenPlatformsThatMostlyAgreeStoreEachDistinctTensorOnce) {
