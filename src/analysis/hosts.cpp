@@ -58,10 +58,38 @@ std::vector<FlagCluster> flag_clusters(const StudyData& study) {
   return out;
 }
 
+namespace {
+
+// An imported device (study/import_run.h) is described by what its helper recorded.
+std::string external_description(const nlohmann::json& f) {
+  const nlohmann::json& e = f["external"];
+  std::string text = "imported";
+  auto add = [&](const char* key) {
+    if (e.is_object() && e.contains(key) && e[key].is_string() &&
+        !e[key].get<std::string>().empty())
+      text += " " + e[key].get<std::string>();
+  };
+  for (const char* key : {"engine", "engine_version", "device", "device_name", "os"}) add(key);
+  if (e.is_object() && e.contains("providers")) text += " " + e["providers"].dump();
+  return text;
+}
+
+}  // namespace
+
 nlohmann::json hosts_json(const StudyData& study) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& h : study.hosts) {
     const auto& f = h.fingerprint;
+    if (f.contains("external")) {
+      out.push_back({{"id", h.id},
+                     {"cpu", external_description(f)},
+                     {"microarchitecture", "external"},
+                     {"flags", 0},
+                     {"cores", 0},
+                     {"hostname", ""},
+                     {"tag", f.value("tag", f.value("label", std::string()))}});
+      continue;
+    }
     nlohmann::json cpu = f.contains("cpu") ? f["cpu"] : nlohmann::json::object();
     out.push_back({{"id", h.id},
                    {"cpu", cpu.value("model", std::string())},

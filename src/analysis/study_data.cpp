@@ -64,11 +64,12 @@ Expected<StudyData> load_study(const Store& store, const std::string& model) {
   IG_ASSIGN_OR_RETURN(auto inputs, store.inputs());
   IG_ASSIGN_OR_RETURN(auto runs, store.runs());
   IG_ASSIGN_OR_RETURN(study.self_checks, store.self_checks());
-  std::set<std::string> hosts_used;
-  for (const auto& p : platforms) hosts_used.insert(p.host);
-  // Specs alone name platforms in a one-host study; merged studies add the host.
+  std::map<std::string, std::set<std::string>> hosts_of_spec;
+  for (const auto& p : platforms) hosts_of_spec[p.spec].insert(p.host);
+  // A spec alone names a platform recorded on one host (an imported device's platform beside a
+  // one-host study); a spec that merged studies recorded on several hosts adds the host.
   auto label_of = [&](const std::string& spec, const std::string& host) {
-    return hosts_used.size() > 1 ? spec + "@" + host.substr(0, 8) : spec;
+    return hosts_of_spec[spec].size() > 1 ? spec + "@" + host.substr(0, 8) : spec;
   };
   for (const auto& p : platforms) {
     PlatformInfo info{label_of(p.spec, p.host), p.spec, p.host};
