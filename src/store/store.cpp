@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "store/reference_index.h"
 #include "store/sqlite_util.h"
 #include "tensor/hash.h"
 
@@ -119,8 +120,12 @@ Expected<std::unique_ptr<Store>> Store::open(const std::string& path) {
     IG_RETURN_IF_ERROR(v.bind(1, std::to_string(kStoreSchemaVersion)).run());
     IG_RETURN_IF_ERROR(check_schema_version(*s, path));  // another process may have made it first
   }
+  s->oracle_ = s->meta("oracle").value_or("");
   return s;
 }
+
+// The references of a campaign's recent cases stay in memory; older ones are dropped.
+Store::Store() : references_(std::make_unique<ReferenceIndex>(size_t{256} << 20)) {}
 
 Store::~Store() {
   sql::forget_cached(db_);
@@ -209,7 +214,9 @@ Status Store::put_input(const StoredInput& input, const std::vector<Tensor>& ten
 
 Status Store::set_meta(const std::string& key, const std::string& value) {
   sql::Stmt st(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
-  return st.bind(1, key).bind(2, value).run();
+  IG_RETURN_IF_ERROR(st.bind(1, key).bind(2, value).run());
+  if (key == "oracle") oracle_ = value;
+  return Status::Ok();
 }
 
 std::optional<std::string> Store::meta(const std::string& key) const {
@@ -235,15 +242,24 @@ Expected<bool> Store::put_run(const RunKey& key, const RunResult& result) {
 
 Expected<std::vector<bool>> Store::put_runs(
     const std::vector<std::pair<RunKey, const RunResult*>>& runs) {
-  sql::Transaction tx(db_);
-  IG_RETURN_IF_ERROR(tx.status());
-  std::vector<bool> written;
-  written.reserve(runs.size());
-  for (const auto& [key, result] : runs) {
-    IG_ASSIGN_OR_RETURN(bool w, write_run(key, *result));
-    written.push_back(w);
+  auto written = [&]() -> Expected<std::vector<bool>> {
+    sql::Transaction tx(db_);
+    IG_RETURN_IF_ERROR(tx.status());
+    std::vector<bool> out;
+    out.reserve(runs.size());
+    for (const auto& [key, result] : runs) {
+      IG_ASSIGN_OR_RETURN(bool w, write_run(key, *result));
+      out.push_back(w);
+    }
+    IG_RETURN_IF_ERROR(tx.commit());
+    return out;
+  }();
+  // References written in a transaction that rolled back are not in the store.
+  if (written.ok()) {
+    references_->commit();
+  } else {
+    references_->rollback();
   }
-  IG_RETURN_IF_ERROR(tx.commit());
   return written;
 }
 
@@ -266,13 +282,13 @@ Expected<bool> Store::write_run(const RunKey& key, const RunResult& result) {
     rej.bind(1, run_id).bind(2, static_cast<int64_t>(i)).bind(3, x.node).bind(4, x.op_type);
     IG_RETURN_IF_ERROR(rej.bind(5, x.node_index).bind(6, x.reason).run());
   }
-  IG_RETURN_IF_ERROR(write_outputs(run_id, result.trace, false));
-  IG_RETURN_IF_ERROR(write_outputs(run_id, result.outputs, true));
+  IG_RETURN_IF_ERROR(write_outputs(run_id, result.trace, false, key));
+  IG_RETURN_IF_ERROR(write_outputs(run_id, result.outputs, true, key));
   return true;
 }
 
 Status Store::write_outputs(int64_t run_id, const std::vector<TracedTensor>& tensors,
-                            bool is_output) {
+                            bool is_output, const RunKey& key) {
   // A value both traced and a graph output has one row, and the graph output's tensor wins: a
   // backend that traces a copy of the model (ORT) may compute the output another way, and the
   // output is what the platform computes. A trace added later never replaces a recorded row.
@@ -311,16 +327,25 @@ Status Store::write_outputs(int64_t run_id, const std::vector<TracedTensor>& ten
     IG_RETURN_IF_ERROR(o.bind(13, s.nan).bind(14, s.inf).run());
     // Keyed by the hash the worker computed: the bytes are not hashed twice.
     if (t.tensor.defined())
-      IG_RETURN_IF_ERROR(put_tensor(TensorKey{t.hash, t.dtype, t.shape}, t.tensor));
+      IG_RETURN_IF_ERROR(put_tensor(TensorKey{t.hash, t.dtype, t.shape}, t.tensor, &key, t.value));
   }
   return Status::Ok();
 }
 
 Status Store::add_trace(int64_t run, const std::vector<TracedTensor>& trace) {
-  sql::Transaction tx(db_);
-  IG_RETURN_IF_ERROR(tx.status());
-  IG_RETURN_IF_ERROR(write_outputs(run, trace, false));
-  return tx.commit();
+  IG_ASSIGN_OR_RETURN(const StoredRun stored, this->run(run));
+  const Status st = [&]() -> Status {
+    sql::Transaction tx(db_);
+    IG_RETURN_IF_ERROR(tx.status());
+    IG_RETURN_IF_ERROR(write_outputs(run, trace, false, stored.key));
+    return tx.commit();
+  }();
+  if (st.ok()) {
+    references_->commit();
+  } else {
+    references_->rollback();
+  }
+  return st;
 }
 
 Expected<int64_t> Store::count(const std::string& table) const {

@@ -22,6 +22,10 @@
 struct sqlite3;
 
 namespace ig {
+class ReferenceIndex;
+}
+
+namespace ig {
 
 // A tensor's identity in the store: content hash plus dtype and shape (bitwise identity needs all
 // three; two tensors with the same bytes and another shape are different).
@@ -105,7 +109,9 @@ struct StoredHost {
 // Bumped whenever a table or the meaning of a column changes. Version 2 added rejections and the
 // version itself; stores of version 1 have no schema_version in meta. Version 3 added self_checks,
 // and a graph output's row holds the tensor of the unmodified model where a traced copy differs.
-inline constexpr int kStoreSchemaVersion = 3;
+// Version 4: a tensor's data may be a compact blob (byte planes, or XOR with another tensor of the
+// same value; store/tensor_blob.h) instead of a bare zstd frame.
+inline constexpr int kStoreSchemaVersion = 4;
 
 class Store {
  public:
@@ -168,17 +174,25 @@ class Store {
   sqlite3* db() const { return db_; }
 
  private:
-  Store() = default;
+  Store();
   Status exec(const std::string& sql) const;
   Status put_tensor(const Tensor& t);
-  Status put_tensor(const TensorKey& key, const Tensor& t);
+  // With `run` (the run whose value `value` the tensor is), the tensor is stored as the XOR with
+  // the reference of that value in that case where there is one (store/reference_index.h).
+  Status put_tensor(const TensorKey& key, const Tensor& t, const RunKey* run = nullptr,
+                    const std::string& value = "");
+  Expected<std::string> tensor_blob(const TensorKey& key) const;
+  Expected<Tensor> tensor_at_depth(const TensorKey& key, int depth) const;
   // Whether `schema` ("main" or an attached "src") has the table.
   Expected<bool> has_table(const std::string& name, const std::string& schema = "main") const;
-  Status write_outputs(int64_t run, const std::vector<TracedTensor>& tensors, bool is_output);
+  Status write_outputs(int64_t run, const std::vector<TracedTensor>& tensors, bool is_output,
+                       const RunKey& key);
   // One run's rows, inside the caller's transaction.
   Expected<bool> write_run(const RunKey& key, const RunResult& result);
   sqlite3* db_ = nullptr;
   std::string path_;
+  std::string oracle_;  // meta "oracle": its tensors become their values' references
+  std::unique_ptr<ReferenceIndex> references_;
 };
 
 // Ok when the store's schema (main, or an attached "src") is kStoreSchemaVersion; otherwise an
