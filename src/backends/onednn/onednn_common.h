@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "backends/library/window.h"
 #include "model/graph.h"
 #include "tensor/tensor.h"
 
@@ -150,13 +151,5 @@ class KeySuffix {
   Ctx& c_;
   std::string saved_;
 };
-
-// Output spatial size and end padding of a sliding window (Conv, pooling) along one axis, with
-// ONNX's auto_pad and ceil_mode.
-struct Window {
-  std::vector<int64_t> kernel, strides, dilations, pad_begin, pad_end, out;
-};
-Expected<Window> window_of(const Node& node, const Shape& in, const std::vector<int64_t>& kernel,
-                           bool ceil_mode);
 
 }  // namespace ig::onednn

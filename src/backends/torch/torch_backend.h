@@ -1,0 +1,25 @@
+// The `torch` platform: each ONNX node as the ATen call PyTorch's own module makes (torch_ops.h),
+// so an exported model runs PyTorch eager's kernels node by node. Lives in the dlopen'ed module
+// libinfergap_torch.so: only a worker that runs a torch platform loads libtorch.
+#pragma once
+
+#include "backends/library/library_backend.h"
+#include "backends/torch/torch_options.h"
+
+namespace ig {
+
+class TorchBackend : public LibraryBackend {
+ public:
+  explicit TorchBackend(TorchOptions options);
+  bool fallback_ref() const override { return options_.fallback_ref; }
+
+ protected:
+  Status check_native(const Node& node, const Model& model) const override;
+  std::unique_ptr<LibraryRun> begin_run(const Model& model,
+                                        const std::map<std::string, Value>& feeds) override;
+
+ private:
+  TorchOptions options_;
+};
+
+}  // namespace ig

@@ -1,0 +1,108 @@
+// The `torch` platform factory: `torch:mkldnn=off,threads=2,deterministic=on,fallback=ref`. The
+// backend lives in libinfergap_torch.so, dlopen'ed on first use, so that a worker for any other
+// platform neither loads libtorch nor pays its start-up (about 0.7 s and 100 MB here).
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "backends/torch/torch_options.h"
+#include "platform/catalog.h"
+#include "platform/options.h"
+#include "platform/registry.h"
+#include "platform/spec.h"
+
+namespace ig {
+namespace {
+
+Expected<TorchOptions> parse(const PlatformSpec& spec) {
+  IG_RETURN_IF_ERROR(check_option_keys(spec, {"mkldnn", "threads", "deterministic", "fallback"}));
+  TorchOptions o;
+  auto mkldnn = choice_option(spec, "mkldnn", "on", {"on", "off"});
+  if (!mkldnn.ok()) return mkldnn.status();
+  o.mkldnn = *mkldnn == "on";
+  auto threads = int_option(spec, "threads", 1, 1, 256);
+  if (!threads.ok()) return threads.status();
+  o.threads = *threads;
+  auto det = choice_option(spec, "deterministic", "off", {"on", "off"});
+  if (!det.ok()) return det.status();
+  o.deterministic = *det == "on";
+  auto fallback = choice_option(spec, "fallback", "none", {"none", "ref"});
+  if (!fallback.ok()) return fallback.status();
+  o.fallback_ref = *fallback == "ref";
+  return o;
+}
+
+// Beside the executable (an installed tree), else where the build put it.
+std::string module_path() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto beside = exe.parent_path() / "libinfergap_torch.so";
+    if (std::filesystem::exists(beside, ec)) return beside.string();
+  }
+  return INFERGAP_TORCH_MODULE;
+}
+
+Expected<MakeTorchBackendFn> load_module(const PlatformSpec& spec) {
+  static MakeTorchBackendFn make_fn = nullptr;
+  static std::string load_error;
+  if (!make_fn && load_error.empty()) {
+    const std::string path = module_path();
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      load_error = ::dlerror();
+    } else {
+      make_fn = reinterpret_cast<MakeTorchBackendFn>(::dlsym(handle, kMakeTorchBackendSymbol));
+      if (!make_fn) load_error = path + " has no " + kMakeTorchBackendSymbol;
+    }
+  }
+  if (!make_fn) {
+    return unsupported("platform '{}': cannot load the ATen module: {}", spec.to_string(),
+                       load_error);
+  }
+  return make_fn;
+}
+
+Expected<std::map<std::string, std::string>> environment(const PlatformSpec& spec) {
+  auto o = parse(spec);
+  if (!o.ok()) return o.status();
+  return std::map<std::string, std::string>{{"OMP_NUM_THREADS", std::to_string(o->threads)}};
+}
+
+Expected<std::unique_ptr<Backend>> make(const PlatformSpec& spec) {
+  auto o = parse(spec);
+  if (!o.ok()) return o.status();
+  IG_ASSIGN_OR_RETURN(MakeTorchBackendFn make_fn, load_module(spec));
+  std::string error;
+  Backend* backend = make_fn(&*o, &error);
+  if (!backend) {
+    return internal_error("platform '{}': the ATen module failed: {}", spec.to_string(), error);
+  }
+  return std::unique_ptr<Backend>(backend);
+}
+
+const BackendRegistrar kTorchRegistrar(BackendFactory{
+    "torch",
+    "PyTorch's ATen kernels per ONNX node, as eager mode calls them (knobs: mkldnn, threads, "
+    "deterministic, fallback)",
+    make, environment});
+
+// mkldnn on/off is PyTorch's own oneDNN-backed conv/linear vs its native kernels; threads split
+// the reductions.
+const CandidateRegistrar kTorchCandidates("torch", [] {
+  return std::vector<PlatformCandidate>{
+      {"torch:mkldnn=on,threads=1",
+       {"cpu-sweep", "frameworks"},
+       "PyTorch eager, oneDNN kernels",
+       false},
+      {"torch:mkldnn=off,threads=1",
+       {"cpu-sweep", "frameworks"},
+       "PyTorch eager, native kernels",
+       false},
+      {"torch:mkldnn=on,threads=2", {"cpu-sweep"}, "thread split", false},
+  };
+});
+
+}  // namespace
+}  // namespace ig
