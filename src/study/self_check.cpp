@@ -25,25 +25,6 @@ onnx::ValueInfoProto value_info(const std::string& name, DType dtype, const Shap
   return vi;
 }
 
-// The graph inputs of an input set, by name, from the recipe the store keeps.
-Expected<std::map<std::string, TensorKey>> input_set_keys(const Store& store,
-                                                          const std::string& hash) {
-  IG_ASSIGN_OR_RETURN(auto inputs, store.inputs());
-  for (const auto& in : inputs) {
-    if (in.hash != hash) continue;
-    std::map<std::string, TensorKey> keys;
-    for (const auto& e : in.recipe.value("inputs", nlohmann::json::array())) {
-      TensorKey k;
-      IG_ASSIGN_OR_RETURN(k.hash, parse_hash(e.value("hash", "")));
-      IG_ASSIGN_OR_RETURN(k.dtype, parse_dtype(e.value("dtype", "")));
-      k.shape = e.value("shape", Shape{});
-      keys[e.value("name", "")] = k;
-    }
-    return keys;
-  }
-  return not_found("{}: no input set {}", store.path(), hash);
-}
-
 // The values the span reads, as the platform had them.
 Expected<std::map<std::string, Tensor>> span_feeds(const Store& store, const SelfCheckRequest& r) {
   std::map<std::string, Tensor> feeds;
@@ -93,6 +74,24 @@ StoredSelfCheck row_of(const SelfCheckRequest& r, SelfCheckKind kind, const std:
 }
 
 }  // namespace
+
+Expected<std::map<std::string, TensorKey>> input_set_keys(const Store& store,
+                                                          const std::string& hash) {
+  IG_ASSIGN_OR_RETURN(auto inputs, store.inputs());
+  for (const auto& in : inputs) {
+    if (in.hash != hash) continue;
+    std::map<std::string, TensorKey> keys;
+    for (const auto& e : in.recipe.value("inputs", nlohmann::json::array())) {
+      TensorKey k;
+      IG_ASSIGN_OR_RETURN(k.hash, parse_hash(e.value("hash", "")));
+      IG_ASSIGN_OR_RETURN(k.dtype, parse_dtype(e.value("dtype", "")));
+      k.shape = e.value("shape", Shape{});
+      keys[e.value("name", "")] = k;
+    }
+    return keys;
+  }
+  return not_found("{}: no input set {}", store.path(), hash);
+}
 
 Expected<SelfCheckSummary> run_self_checks(Store& store, WorkerPool& pool, const Catalog& catalog,
                                            const std::vector<SelfCheckRequest>& requests,

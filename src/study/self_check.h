@@ -40,6 +40,10 @@ struct SelfCheckOptions {
   uint64_t max_memory_bytes = 0;
 };
 
+// The graph inputs of an input set (its hash, hex), by name, from the recipe the store keeps.
+Expected<std::map<std::string, TensorKey>> input_set_keys(const Store& store,
+                                                          const std::string& hash);
+
 // Runs what is not stored yet; a re-run that cannot be set up (the model file moved, a span node
 // holding a subgraph) is stored with verdict error and the reason.
 Expected<SelfCheckSummary> run_self_checks(Store& store, WorkerPool& pool, const Catalog& catalog,

@@ -1,0 +1,143 @@
+#include "study/explain_space.h"
+
+#include <set>
+
+namespace ig {
+
+namespace {
+
+const std::set<std::string> kReducing = {"Conv",
+                                         "ConvTranspose",
+                                         "Gemm",
+                                         "MatMul",
+                                         "AveragePool",
+                                         "GlobalAveragePool",
+                                         "ReduceSum",
+                                         "ReduceMean",
+                                         "ReduceSumSquare",
+                                         "ReduceL2",
+                                         "ReduceL1",
+                                         "ReduceLogSumExp",
+                                         "Softmax",
+                                         "LogSoftmax",
+                                         "LayerNormalization",
+                                         "InstanceNormalization",
+                                         "GroupNormalization",
+                                         "LpNormalization",
+                                         "Einsum",
+                                         "ConvInteger",
+                                         "MatMulInteger",
+                                         "LRN"};
+const std::set<std::string> kTranscendental = {"Exp",
+                                               "Log",
+                                               "Tanh",
+                                               "Sigmoid",
+                                               "Erf",
+                                               "Pow",
+                                               "Softmax",
+                                               "LogSoftmax",
+                                               "Gelu",
+                                               "Softplus",
+                                               "Elu",
+                                               "Selu",
+                                               "Celu",
+                                               "Mish",
+                                               "Sin",
+                                               "Cos",
+                                               "Tan",
+                                               "Asin",
+                                               "Acos",
+                                               "Atan",
+                                               "Sinh",
+                                               "Cosh",
+                                               "Asinh",
+                                               "Acosh",
+                                               "Atanh",
+                                               "HardSwish",
+                                               "ReduceLogSumExp",
+                                               "LayerNormalization",
+                                               "Sqrt",
+                                               "Reciprocal"};
+
+const std::vector<std::string> kOrders = {"pairwise", "lanes4",  "lanes8",  "lanes16",  "lanes32",
+                                          "block16",  "block32", "block64", "block128", "block256"};
+
+}  // namespace
+
+NodeTraits node_traits(const std::string& op_type) {
+  NodeTraits t;
+  t.reduces = kReducing.count(op_type) != 0;
+  t.convolution = op_type == "Conv";
+  t.transcendental = kTranscendental.count(op_type) != 0;
+  return t;
+}
+
+std::vector<Knobs> single_knob_candidates(const NodeTraits& t) {
+  std::vector<Knobs> out = {{}};
+  if (t.reduces) {
+    for (const auto& o : kOrders) out.push_back({{"acc", o}});
+    for (const char* s : {"2", "3", "4", "8"}) out.push_back({{"split", s}});
+  }
+  out.push_back({{"fma", "on"}});
+  if (t.convolution) {
+    for (const char* c : {"im2col", "winograd2", "winograd4", "fft"}) out.push_back({{"conv", c}});
+  }
+  if (t.transcendental) {
+    for (const char* m : {"sleef-u10", "sleef-u35", "fast"}) out.push_back({{"math", m}});
+  }
+  if (t.has_denormal) out.push_back({{"ftz", "on"}});
+  if (t.has_nan) out.push_back({{"nan", "ignore"}});
+  // Wider arithmetic rounded once at the end: "precision".
+  out.push_back({{"dtype", "fp64"}});
+  out.push_back({{"acc", "exact"}});
+  return out;
+}
+
+std::map<std::string, std::vector<std::string>> combinable_knobs(const NodeTraits& t) {
+  std::map<std::string, std::vector<std::string>> k;
+  k["fma"] = {"off", "on"};
+  if (!t.reduces) return k;
+  k["acc"] = {"seq"};
+  k["acc"].insert(k["acc"].end(), kOrders.begin(), kOrders.end());
+  k["split"] = {"1", "2", "3", "4", "8"};
+  if (t.convolution) k["conv"] = {"direct", "im2col"};
+  if (t.transcendental) k["math"] = {"libm", "sleef-u10", "sleef-u35", "fast"};
+  return k;
+}
+
+std::string ref_spec(const Knobs& k) {
+  std::string s = "ref";
+  char sep = ':';
+  for (const auto& [key, value] : k) {
+    s += sep + key + "=" + value;
+    sep = ',';
+  }
+  return s;
+}
+
+std::vector<std::string> causes_of(const Knobs& k) {
+  std::vector<std::string> causes;
+  auto add = [&](const std::string& c) {
+    for (const auto& x : causes)
+      if (x == c) return;
+    causes.push_back(c);
+  };
+  for (const auto& [key, value] : k) {
+    if (key == "acc" && value.rfind("lanes", 0) == 0) add("simd-width");
+    if (key == "acc" && (value == "pairwise" || value.rfind("block", 0) == 0)) {
+      add("accumulation-order");
+    }
+    if ((key == "acc" && value == "exact") || key == "dtype" || key == "accdtype") {
+      add("precision");
+    }
+    if (key == "fma" && value == "on") add("fma");
+    if (key == "split" && value != "1") add("thread-split");
+    if (key == "conv" && value != "direct") add("conv-algorithm");
+    if (key == "math" && value != "libm") add("math-library");
+    if (key == "ftz" && value == "on") add("denormals");
+    if (key == "nan" && value != "propagate") add("nan-handling");
+  }
+  return causes;
+}
+
+}  // namespace ig

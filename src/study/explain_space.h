@@ -1,0 +1,37 @@
+// The emulator configurations `explain` tries for one node, in the order worth trying: the
+// reference's own order first, then one knob changed at a time (each a cause the papers name),
+// then combinations of the knobs that matter for reductions (order x FMA x split x algorithm),
+// the most promising first. Pruned by operator: a Relu has no accumulation order to vary.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ig {
+
+using Knobs = std::map<std::string, std::string>;  // ref spec options, e.g. {acc: lanes8}
+
+// What the node's operator lets vary, from its op type and its inputs.
+struct NodeTraits {
+  bool reduces = false;         // a sum over a reduction axis (Conv, Gemm, MatMul, pools, ...)
+  bool convolution = false;     // Conv: the conv algorithm matters
+  bool transcendental = false;  // exp, log, tanh, erf, ... : the math library matters
+  bool has_nan = false;         // an input holds NaN: NaN handling matters
+  bool has_denormal = false;    // an input holds denormals: flushing matters
+};
+NodeTraits node_traits(const std::string& op_type);
+
+// Stage 1: the reference, then every single-knob change that can matter for the node.
+std::vector<Knobs> single_knob_candidates(const NodeTraits& t);
+// The values stage 2 combines per knob; the stage-1 results rank them.
+std::map<std::string, std::vector<std::string>> combinable_knobs(const NodeTraits& t);
+
+// "ref:acc=lanes8,fma=on" ("ref" for no knobs).
+std::string ref_spec(const Knobs& k);
+
+// The papers' causes that a configuration's knobs stand for, e.g. {acc: lanes8, fma: on} ->
+// {"simd-width", "fma"}; empty for the reference's own order.
+std::vector<std::string> causes_of(const Knobs& k);
+
+}  // namespace ig
