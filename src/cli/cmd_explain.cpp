@@ -7,9 +7,8 @@
 #include "analysis/study_data.h"
 #include "cli/commands.h"
 #include "cli/study_json.h"
-#include "model/onnx_model.h"
 #include "study/explain.h"
-#include "study/self_check.h"
+#include "study/explain_problem.h"
 
 namespace ig::cli {
 
@@ -52,82 +51,6 @@ Expected<Located> locate(const StudyData& study, const ExplainArgs& a, const std
   return invalid_argument("{}: platform '{}' has no successful run", db, a.platform);
 }
 
-Expected<ExplainProblem> set_up(const Store& store, const Located& at, const ExplainArgs& a,
-                                Model& model, std::string& value) {
-  const CaseData& c = *at.c;
-  const StoredNode* sn = nullptr;
-  for (const auto& n : c.nodes) {
-    bool named = n.name == a.node;
-    for (const auto& o : n.outputs) named = named || o == a.node;
-    if (named) sn = &n;
-  }
-  if (!sn) return invalid_argument("model {}: no node or value named '{}'", c.model_name, a.node);
-  size_t index = 0;
-  for (; index < sn->outputs.size(); ++index) {
-    value = sn->outputs[index];
-    if (at.run->values.count(value)) break;
-  }
-  if (index == sn->outputs.size()) {
-    for (const auto& [v, covered] : at.run->covers) {
-      if (("," + covered + ",").find("," + sn->name + ",") != std::string::npos) {
-        return invalid_argument(
-            "run {} ({}): node '{}' was computed inside the fused group '{}' (reported at '{}'); "
-            "explain needs the node's own output: study the platform with its fusion off",
-            at.run->run_id, at.platform, sn->name, covered, v);
-      }
-    }
-    return invalid_argument(
-        "run {} ({}): node '{}' has no captured output (study with --layers "
-        "all)",
-        at.run->run_id, at.platform, sn->name);
-  }
-  IG_ASSIGN_OR_RETURN(model, load_model(c.model_path));
-  const Node* node = nullptr;
-  for (const auto& n : model.graph.nodes) {
-    if (static_cast<int64_t>(n.index) == sn->index && n.name == sn->name) node = &n;
-  }
-  if (!node) {
-    return invalid_argument(
-        "{}: node '{}' is not where the study recorded it (the model file "
-        "changed?)",
-        c.model_path, sn->name);
-  }
-  ExplainProblem p;
-  p.model = &model;
-  p.node = node;
-  p.output_index = index;
-  IG_ASSIGN_OR_RETURN(p.target, store.tensor(at.run->values.at(value)));
-  std::map<std::string, TensorKey> graph_inputs;
-  bool graph_inputs_loaded = false;
-  for (const auto& in : node_reads(*node)) {
-    auto init = model.graph.initializers.find(in);
-    if (init != model.graph.initializers.end()) {
-      p.inputs[in] = Value::of(init->second);
-      continue;
-    }
-    auto traced = at.run->values.find(in);
-    if (traced != at.run->values.end()) {
-      IG_ASSIGN_OR_RETURN(Tensor t, store.tensor(traced->second));
-      p.inputs[in] = Value::of(std::move(t));
-      continue;
-    }
-    if (!graph_inputs_loaded) {
-      IG_ASSIGN_OR_RETURN(graph_inputs, input_set_keys(store, c.input));
-      graph_inputs_loaded = true;
-    }
-    auto gi = graph_inputs.find(in);
-    if (gi == graph_inputs.end()) {
-      return invalid_argument(
-          "run {} ({}): input '{}' of node '{}' was not captured (study with "
-          "--layers all)",
-          at.run->run_id, at.platform, in, node->name);
-    }
-    IG_ASSIGN_OR_RETURN(Tensor t, store.tensor(gi->second));
-    p.inputs[in] = Value::of(std::move(t));
-  }
-  return p;
-}
-
 nlohmann::json trial_json(const ExplainTrial& t) {
   nlohmann::json j{{"emulator", t.emulator}, {"exact", t.exact}};
   if (!t.error.empty()) {
@@ -145,7 +68,8 @@ Status run_explain(const ExplainArgs& a) {
   IG_ASSIGN_OR_RETURN(Located at, locate(study, a, a.store));
   Model model;
   std::string value;
-  IG_ASSIGN_OR_RETURN(ExplainProblem p, set_up(*store, at, a, model, value));
+  IG_ASSIGN_OR_RETURN(ExplainProblem p,
+                      explain_problem(*store, *at.c, *at.run, at.platform, a.node, model, value));
   const bool tty = ::isatty(2);
   auto progress = [&](size_t n, const ExplainTrial& t) {
     if (tty)

@@ -92,6 +92,30 @@ TEST_F(ExplainStudy, ReproducesOpenblasSandybridgeExactly) {
   EXPECT_NE(conv1_bytes("ref:split=3"), library);
 }
 
+// attribute: every class born in the study gets a cause; between the emulator and OpenBLAS,
+// explain tells the orders apart.
+TEST_F(ExplainStudy, AttributeNamesACauseForEverySplit) {
+  const auto r = run_cli("attribute --store " + db + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_GT(j["split_count"].get<int>(), 0);
+  EXPECT_EQ(j["unexplained"], 0);
+  // OpenBLAS's class is born at conv1 against the emulator's: its cause is im2col (through
+  // explain, or through ref:conv=im2col when an earlier test added that platform to its class).
+  bool blas_split = false;
+  for (const auto& s : j["splits"]) {
+    EXPECT_FALSE(s["causes"].empty()) << s.dump();
+    const std::string blas = "blas:core=Sandybridge,lib=openblas,threads=1";
+    const auto sides = s["side_a"].dump() + s["side_b"].dump();
+    if (s["node"] == "conv1" && sides.find(blas) != std::string::npos) {
+      blas_split = true;
+      EXPECT_NE(s["causes"].dump().find("conv-algorithm"), std::string::npos) << s.dump();
+    }
+  }
+  EXPECT_TRUE(blas_split) << j.dump();
+}
+
 TEST_F(ExplainStudy, BadInputIsAClearError) {
   auto no_platform = run_cli("explain --store " + db + " --platform onednn --node conv1");
   EXPECT_EQ(no_platform.exit_code, 2);

@@ -48,6 +48,7 @@ FAMILIES = {
     "opencv": "opencv",
     "ort-disabled": "ort:opt=disabled",
     "ort-all": "ort:opt=all",
+    "torch": "torch",
 }
 
 

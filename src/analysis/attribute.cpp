@@ -1,0 +1,145 @@
+#include "analysis/attribute.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "platform/spec.h"
+#include "study/explain_space.h"
+
+namespace ig {
+
+namespace {
+
+// Per backend: knob -> cause. ref's knobs go through causes_of.
+const std::map<std::string, std::map<std::string, std::string>>& knob_causes() {
+  static const std::map<std::string, std::map<std::string, std::string>> table = {
+      {"onednn",
+       {{"isa", "simd-width"},
+        {"threads", "thread-split"},
+        {"conv", "conv-algorithm"},
+        {"fuse", "fusion"},
+        {"fallback", "library"}}},
+      {"blas",
+       {{"core", "simd-width"},
+        {"arch", "simd-width"},
+        {"threads", "thread-split"},
+        {"lib", "library"},
+        {"dtype", "precision"}}},
+      {"opencv", {{"disable", "simd-width"}, {"threads", "thread-split"}}},
+      {"ort", {{"opt", "fusion"}, {"threads", "thread-split"}}},
+      {"torch",
+       {{"mkldnn", "conv-algorithm"},
+        {"threads", "thread-split"},
+        {"deterministic", "accumulation-order"},
+        {"fallback", "library"}}},
+      {"cuda",
+       {{"algo", "conv-algorithm"},
+        {"tf32", "precision"},
+        {"deterministic", "accumulation-order"},
+        {"fallback", "library"}}},
+  };
+  return table;
+}
+
+void add(std::vector<std::string>& v, const std::string& c) {
+  if (std::find(v.begin(), v.end(), c) == v.end()) v.push_back(c);
+}
+
+}  // namespace
+
+std::vector<std::string> spec_causes(const std::string& a_label, const std::string& b_label) {
+  // "spec@host" where a spec ran on several hosts: the same spec on two CPUs.
+  const auto at_a = a_label.find('@'), at_b = b_label.find('@');
+  const std::string a_text = a_label.substr(0, at_a), b_text = b_label.substr(0, at_b);
+  auto a = parse_platform_spec(a_text);
+  auto b = parse_platform_spec(b_text);
+  if (!a.ok() || !b.ok()) return {};
+  std::vector<std::string> causes;
+  if (a->backend != b->backend) return {"library"};
+  if (a_text == b_text) return {"host-cpu"};
+  std::set<std::string> keys;
+  for (const auto& [k, v] : a->options) keys.insert(k);
+  for (const auto& [k, v] : b->options) keys.insert(k);
+  const auto table = knob_causes().find(a->backend);
+  for (const auto& key : keys) {
+    const auto va = a->options.count(key) ? a->options.at(key) : "";
+    const auto vb = b->options.count(key) ? b->options.at(key) : "";
+    if (va == vb) continue;
+    if (a->backend == "ref" || a->backend == "crashtest") {
+      for (const auto* v : {&va, &vb}) {
+        if (v->empty()) continue;
+        for (const auto& c : causes_of({{key, *v}})) add(causes, c);
+      }
+      continue;
+    }
+    if (table != knob_causes().end() && table->second.count(key)) {
+      add(causes, table->second.at(key));
+    } else {
+      add(causes, key);  // a knob we have no word for: its own name
+    }
+  }
+  return causes;
+}
+
+std::vector<SplitAttribution> attribute_splits(const std::vector<SetOrigin>& splits) {
+  std::vector<SplitAttribution> out;
+  for (const auto& s : splits) {
+    for (const auto& before : s.before.classes) {
+      // The after-classes this before-class went into, in order of first member.
+      std::vector<std::vector<std::string>> parts;
+      std::map<int, size_t> part_of;
+      for (const auto& p : before) {
+        const int k = s.after.class_of(p);
+        if (k < 0) continue;
+        if (!part_of.count(k)) {
+          part_of[k] = parts.size();
+          parts.emplace_back();
+        }
+        parts[part_of[k]].push_back(p);
+      }
+      for (size_t i = 1; i < parts.size(); ++i) {
+        SplitAttribution a;
+        a.case_label = s.case_label;
+        a.node_index = s.node.node_index;
+        a.node = s.node.node;
+        a.op_type = s.node.op_type;
+        a.side_a = parts[0];
+        a.side_b = parts[i];
+        size_t fewest = std::numeric_limits<size_t>::max();
+        for (const auto& p : parts[0]) {
+          for (const auto& q : parts[i]) {
+            auto c = spec_causes(p, q);
+            // Prefer a pair of one backend (its knobs say more than `library`), then the fewest
+            // causes; a pair without any cause last.
+            const bool library = c.size() == 1 && c[0] == "library";
+            const size_t weight = c.empty() ? std::numeric_limits<size_t>::max() - 1
+                                  : library ? 1000
+                                            : c.size();
+            if (weight < fewest) {
+              fewest = weight;
+              a.a = p;
+              a.b = q;
+              a.causes = std::move(c);
+            }
+          }
+        }
+        a.source = "knobs";
+        out.push_back(std::move(a));
+      }
+    }
+  }
+  return out;
+}
+
+AttributionTable tabulate(const std::vector<SplitAttribution>& attributions) {
+  AttributionTable t;
+  for (const auto& a : attributions) {
+    ++t.splits;
+    if (a.causes.empty()) ++t.unexplained;
+    for (const auto& c : a.causes) ++t.per_cause[c];
+  }
+  return t;
+}
+
+}  // namespace ig

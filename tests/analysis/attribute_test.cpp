@@ -1,0 +1,50 @@
+// Attribution of EQC splits to causes from the platforms' specs.
+#include "analysis/attribute.h"
+
+#include <gtest/gtest.h>
+
+namespace ig {
+namespace {
+
+using V = std::vector<std::string>;
+
+TEST(SpecCauses, KnobsNameThePapersCauses) {
+  EXPECT_EQ(spec_causes("onednn:isa=avx2,threads=1", "onednn:isa=avx512_core,threads=1"),
+            V{"simd-width"});
+  EXPECT_EQ(spec_causes("onednn:isa=avx512_core,threads=1", "onednn:isa=avx512_core,threads=3"),
+            V{"thread-split"});
+  EXPECT_EQ(spec_causes("onednn", "onednn:fuse=off"), V{"fusion"});
+  EXPECT_EQ(spec_causes("ort:opt=all", "ort:opt=disabled"), V{"fusion"});
+  EXPECT_EQ(spec_causes("blas:core=Haswell,lib=openblas", "blas:core=Sandybridge,lib=openblas"),
+            V{"simd-width"});
+  EXPECT_EQ(spec_causes("torch", "torch:mkldnn=off"), V{"conv-algorithm"});
+  EXPECT_EQ(spec_causes("ref", "ref:acc=lanes16,fma=on"), (V{"simd-width", "fma"}));
+  EXPECT_EQ(spec_causes("ref:acc=pairwise", "ref:conv=winograd4"),
+            (V{"accumulation-order", "conv-algorithm"}));
+  EXPECT_EQ(spec_causes("ref", "ref:math=sleef-u35"), V{"math-library"});
+  EXPECT_EQ(spec_causes("ref", "ref:dtype=fp16"), V{"precision"});
+  EXPECT_EQ(spec_causes("onednn", "ort"), V{"library"});
+  EXPECT_EQ(spec_causes("onednn@a1b2", "onednn@c3d4"), V{"host-cpu"});
+}
+
+TEST(AttributeSplits, OneAttributionPerBornClassWithTheClosestPair) {
+  SetOrigin s;
+  s.case_label = "m/x";
+  s.node.node = "conv1";
+  s.node.op_type = "Conv";
+  s.before.classes = {{"ref", "ref:split=2", "onednn:isa=avx2", "onednn:isa=avx512_core"}};
+  s.after.classes = {{"ref", "onednn:isa=avx2"}, {"ref:split=2"}, {"onednn:isa=avx512_core"}};
+  const auto a = attribute_splits({s});
+  ASSERT_EQ(a.size(), 2u);  // one class split into three: two classes born
+  EXPECT_EQ(a[0].side_b, V{"ref:split=2"});
+  EXPECT_EQ(a[0].causes, V{"thread-split"});  // ref vs ref:split=2, not onednn vs ref
+  EXPECT_EQ(a[1].a, "onednn:isa=avx2");
+  EXPECT_EQ(a[1].causes, V{"simd-width"});
+  const auto t = tabulate(a);
+  EXPECT_EQ(t.splits, 2);
+  EXPECT_EQ(t.unexplained, 0);
+  EXPECT_EQ(t.per_cause.at("simd-width"), 1);
+}
+
+}  // namespace
+}  // namespace ig
