@@ -1,8 +1,8 @@
 #include "backends/torch/torch_backend.h"
 
 #include <ATen/Parallel.h>
-#include <dlfcn.h>
 #include <c10/util/Exception.h>
+#include <dlfcn.h>
 
 #include "backends/torch/torch_aten.h"
 #include "backends/torch/torch_ops.h"
