@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "backend_test_util.h"
+#include "backends/xnnpack/xnnpack_common.h"
 
 namespace ig::testing {
 namespace {
@@ -375,10 +376,37 @@ TEST(Xnnpack, ConfigurationsXnnpackLacksAreRefusedWithTheReason) {
     refused(c, "no batched matrix multiply");
   }
   {
+    OneNode c("MaxPool", {1, 2, 6, 6}, {1, 2, 3, 3});
+    c.ints("kernel_shape", {1, 1}).ints("strides", {2, 2});
+    refused(c, "a 1x1 pooling window, which XNNPACK refuses");
+  }
+  {
+    OneNode c("Clip", {1, 4, 5, 5}, {1, 4, 5, 5}, 6);
+    c.real("min", 1.0f).real("max", 1.0f);
+    refused(c, "Clip with min 1 not below max 1");
+  }
+  {
     OneNode c("Conv", {1, 2, 4, 4, 4}, {1, 2, 2, 2, 2});
     c.weight({2, 2, 3, 3, 3}, 1.0f).ints("kernel_shape", {3, 3, 3});
     refused(c, "not 3-D");
   }
+}
+
+// XNNPACK's own refusals become Status values naming the node and the call.
+TEST(Xnnpack, XnnStatusesNameTheNodeAndTheCall) {
+  Node node;
+  node.op_type = "Conv";
+  node.name = "c7";
+  const Status refused =
+      xnnpack::check(xnn_status_invalid_parameter, node, "xnn_create_convolution2d_nhwc_f32");
+  EXPECT_EQ(refused.code(), StatusCode::kUnsupported);
+  EXPECT_EQ(refused.message(),
+            "Conv 'c7': XNNPACK's xnn_create_convolution2d_nhwc_f32 refused the node's parameters "
+            "(xnn_status_invalid_parameter)");
+  EXPECT_EQ(xnnpack::check(xnn_status_out_of_memory, node, "x").code(),
+            StatusCode::kResourceExhausted);
+  EXPECT_EQ(xnnpack::check(xnn_status_uninitialized, node, "x").code(), StatusCode::kInternal);
+  EXPECT_TRUE(xnnpack::check(xnn_status_success, node, "x").ok());
 }
 
 TEST(Xnnpack, KnobsAreValidated) {

@@ -50,7 +50,11 @@ const char* status_name(xnn_status s) {
   return "unknown xnn_status";
 }
 
-Status check(xnn_status s, const Node& node, const char* call) {
+std::string call_name(const char* step, const std::string& name, bool half) {
+  return fmt::format("xnn_{}_{}_{}", step, name, half ? "f16" : "f32");
+}
+
+Status check(xnn_status s, const Node& node, const std::string& call) {
   switch (s) {
     case xnn_status_success:
       return Status::Ok();
@@ -125,9 +129,11 @@ Expected<Buffer> convert(Ctx& c, const Node& node, const Buffer& b, bool half, C
   Buffer out(b.size(), half);
   if (b.size() == 0) return out;
   xnn_operator_t raw = nullptr;
-  IG_RETURN_IF_ERROR(check(create(b.size(), b.size(), b.size(), 0, &raw), node, call));
+  IG_RETURN_IF_ERROR(check(create(b.size(), b.size(), b.size(), 0, &raw), node,
+                           fmt::format("xnn_create_{}", call)));
   const Operator op(raw);
-  IG_RETURN_IF_ERROR(check(setup(op.get(), 1, b.data(), out.data(), c.pool), node, call));
+  IG_RETURN_IF_ERROR(check(setup(op.get(), 1, b.data(), out.data(), c.pool), node,
+                           fmt::format("xnn_setup_{}", call)));
   IG_RETURN_IF_ERROR(run(c, node, op.get()));
   return out;
 }

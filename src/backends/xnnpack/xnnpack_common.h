@@ -41,7 +41,9 @@ using Operator = std::unique_ptr<xnn_operator, OperatorDelete>;
 const char* status_name(xnn_status s);
 // Ok, or the failed call as a Status naming the node: parameters XNNPACK refuses are kUnsupported
 // (the node may fall back to the reference kernels), the rest internal or out of memory.
-Status check(xnn_status s, const Node& node, const char* call);
+Status check(xnn_status s, const Node& node, const std::string& call);
+// "xnn_create_NAME_f32" ("_f16" when `half`) for messages; `step` is create or setup.
+std::string call_name(const char* step, const std::string& name, bool half);
 // xnn_run_operator on the context's pool.
 Status run(Ctx& c, const Node& node, xnn_operator_t op);
 

@@ -82,16 +82,14 @@ Expected<OpResult> run_conv(Ctx& c, const OpInputs& x) {
                                                w.sw, w.dh, w.dw, g, icpg, ocpg, cin, cout,
                                                kernel.f32(), static_cast<const float*>(bias_data),
                                                -INFINITY, INFINITY, 0, &raw);
-  IG_RETURN_IF_ERROR(
-      check(created, n,
-            half ? "xnn_create_convolution2d_nhwc_f16" : "xnn_create_convolution2d_nhwc_f32"));
+  IG_RETURN_IF_ERROR(check(created, n, call_name("create", "convolution2d_nhwc", half)));
   const Operator op(raw);
   const auto batch = static_cast<size_t>(xs[0]);
   const auto h = static_cast<size_t>(xs[2]), wd = static_cast<size_t>(xs[3]);
   const xnn_status set =
       half ? xnn_setup_convolution2d_nhwc_f16(op.get(), batch, h, wd, in.data(), y.data(), c.pool)
            : xnn_setup_convolution2d_nhwc_f32(op.get(), batch, h, wd, in.f32(), y.f32(), c.pool);
-  IG_RETURN_IF_ERROR(check(set, n, "xnn_setup_convolution2d_nhwc"));
+  IG_RETURN_IF_ERROR(check(set, n, call_name("setup", "convolution2d_nhwc", half)));
   IG_RETURN_IF_ERROR(run(c, n, op.get()));
   if (half) {
     IG_ASSIGN_OR_RETURN(y, to_float(c, n, y));

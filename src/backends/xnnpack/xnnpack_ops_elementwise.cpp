@@ -109,14 +109,15 @@ Expected<OpResult> run_binary(Ctx& c, const OpInputs& x) {
   IG_ASSIGN_OR_RETURN(Buffer b, in_precision(c, n, copy_of(B), half));
   Buffer y(static_cast<size_t>(shape_numel(out)), half);
   xnn_operator_t raw = nullptr;
-  IG_RETURN_IF_ERROR(check(half ? op.create16(&raw) : op.create(&raw), n, op.name));
+  IG_RETURN_IF_ERROR(
+      check(half ? op.create16(&raw) : op.create(&raw), n, call_name("create", op.name, half)));
   const Operator handle(raw);
   const std::vector<size_t> da = dims_of(A.shape()), db = dims_of(B.shape());
   const xnn_status set = half ? op.setup16(handle.get(), da.size(), da.data(), db.size(), db.data(),
                                            a.data(), b.data(), y.data(), c.pool)
                               : op.setup(handle.get(), da.size(), da.data(), db.size(), db.data(),
                                          a.f32(), b.f32(), y.f32(), c.pool);
-  IG_RETURN_IF_ERROR(check(set, n, op.name));
+  IG_RETURN_IF_ERROR(check(set, n, call_name("setup", op.name, half)));
   IG_RETURN_IF_ERROR(run(c, n, handle.get()));
   if (half) {
     IG_ASSIGN_OR_RETURN(y, to_float(c, n, y));
@@ -232,12 +233,12 @@ Expected<Buffer> run_rows(Ctx& c, const Node& node, const Unary& u, Buffer in, s
   IG_ASSIGN_OR_RETURN(in, in_precision(c, node, std::move(in), half));
   Buffer y(in.size(), half);
   xnn_operator_t raw = nullptr;
-  IG_RETURN_IF_ERROR(
-      check(half ? u.create16(channels, &raw) : u.create(channels, &raw), node, u.name));
+  IG_RETURN_IF_ERROR(check(half ? u.create16(channels, &raw) : u.create(channels, &raw), node,
+                           call_name("create", u.name, half)));
   const Operator op(raw);
   const xnn_status set = half ? u.setup16(op.get(), rows, in.data(), y.data(), c.pool)
                               : u.setup(op.get(), rows, in.f32(), y.f32(), c.pool);
-  IG_RETURN_IF_ERROR(check(set, node, u.name));
+  IG_RETURN_IF_ERROR(check(set, node, call_name("setup", u.name, half)));
   IG_RETURN_IF_ERROR(run(c, node, op.get()));
   if (!half) return y;
   return to_float(c, node, y);

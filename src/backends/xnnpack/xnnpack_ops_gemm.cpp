@@ -33,15 +33,13 @@ Expected<Buffer> fully_connected(Ctx& c, const Node& node, const FcShape& s, Buf
            : xnn_create_fully_connected_nc_f32(k, n, k, n, kernel.f32(),
                                                static_cast<const float*>(bias_data), -INFINITY,
                                                INFINITY, flags, &raw);
-  IG_RETURN_IF_ERROR(
-      check(created, node,
-            half ? "xnn_create_fully_connected_nc_f16" : "xnn_create_fully_connected_nc_f32"));
+  IG_RETURN_IF_ERROR(check(created, node, call_name("create", "fully_connected_nc", half)));
   const Operator op(raw);
   const auto batch = static_cast<size_t>(s.m);
   const xnn_status set =
       half ? xnn_setup_fully_connected_nc_f16(op.get(), batch, in.data(), y.data(), c.pool)
            : xnn_setup_fully_connected_nc_f32(op.get(), batch, in.f32(), y.f32(), c.pool);
-  IG_RETURN_IF_ERROR(check(set, node, "xnn_setup_fully_connected_nc"));
+  IG_RETURN_IF_ERROR(check(set, node, call_name("setup", "fully_connected_nc", half)));
   IG_RETURN_IF_ERROR(run(c, node, op.get()));
   if (!half) return y;
   return to_float(c, node, y);

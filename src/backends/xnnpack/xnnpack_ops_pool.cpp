@@ -102,7 +102,7 @@ Expected<OpResult> run_window_pool(Ctx& c, const OpInputs& x) {
                                           w.dh, w.dw, ch, ch, ch, -INFINITY, INFINITY, 0, &raw);
   }
   const char* name = max ? "max_pooling2d_nhwc" : "average_pooling2d_nhwc";
-  IG_RETURN_IF_ERROR(check(created, n, name));
+  IG_RETURN_IF_ERROR(check(created, n, call_name("create", name, half)));
   const Operator op(raw);
   const auto batch = static_cast<size_t>(xs[0]);
   const auto h = static_cast<size_t>(xs[2]), wd = static_cast<size_t>(xs[3]);
@@ -114,7 +114,7 @@ Expected<OpResult> run_window_pool(Ctx& c, const OpInputs& x) {
   } else {
     set = xnn_setup_max_pooling2d_nhwc_f32(op.get(), batch, h, wd, in.f32(), y.f32(), c.pool);
   }
-  IG_RETURN_IF_ERROR(check(set, n, name));
+  IG_RETURN_IF_ERROR(check(set, n, call_name("setup", name, half)));
   IG_RETURN_IF_ERROR(run(c, n, op.get()));
   if (half) {
     IG_ASSIGN_OR_RETURN(y, to_float(c, n, y));
@@ -144,13 +144,13 @@ Expected<OpResult> run_global_avgpool(Ctx& c, const OpInputs& x) {
   const xnn_status created =
       half ? xnn_create_global_average_pooling_nwc_f16(cs, cs, cs, -INFINITY, INFINITY, 0, &raw)
            : xnn_create_global_average_pooling_nwc_f32(cs, cs, cs, -INFINITY, INFINITY, 0, &raw);
-  IG_RETURN_IF_ERROR(check(created, n, "global_average_pooling_nwc"));
+  IG_RETURN_IF_ERROR(check(created, n, call_name("create", "global_average_pooling_nwc", half)));
   const Operator op(raw);
   const auto b = static_cast<size_t>(batch), wd = static_cast<size_t>(width);
   const xnn_status set =
       half ? xnn_setup_global_average_pooling_nwc_f16(op.get(), b, wd, in.data(), y.data(), c.pool)
            : xnn_setup_global_average_pooling_nwc_f32(op.get(), b, wd, in.f32(), y.f32(), c.pool);
-  IG_RETURN_IF_ERROR(check(set, n, "global_average_pooling_nwc"));
+  IG_RETURN_IF_ERROR(check(set, n, call_name("setup", "global_average_pooling_nwc", half)));
   IG_RETURN_IF_ERROR(run(c, n, op.get()));
   if (half) {
     IG_ASSIGN_OR_RETURN(y, to_float(c, n, y));
