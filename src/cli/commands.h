@@ -25,6 +25,7 @@ void add_inspect_command(CLI::App& app, int& exit_code);
 void add_import_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);
 void add_attribute_command(CLI::App& app, int& exit_code);
+void add_reduce_command(CLI::App& app, int& exit_code);
 
 // Exit codes: 0 ok, 1 the job ran but something failed (a platform, a case), 2 bad usage or input.
 inline constexpr int kExitOk = 0;

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   ig::cli::add_import_command(app, exit_code);
   ig::cli::add_explain_command(app, exit_code);
   ig::cli::add_attribute_command(app, exit_code);
+  ig::cli::add_reduce_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

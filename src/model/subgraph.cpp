@@ -58,4 +58,14 @@ Expected<onnx::ModelProto> subgraph_model(const onnx::ModelProto& parent,
   return out;
 }
 
+onnx::ValueInfoProto tensor_value_info(const std::string& name, DType dtype, const Shape& shape) {
+  onnx::ValueInfoProto vi;
+  vi.set_name(name);
+  auto* tt = vi.mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(static_cast<int>(dtype));
+  auto* s = tt->mutable_shape();
+  for (int64_t d : shape) s->add_dim()->set_dim_value(d);
+  return vi;
+}
+
 }  // namespace ig

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "tensor/tensor.h"
 
 namespace ig {
 
@@ -22,5 +23,8 @@ Expected<onnx::ModelProto> subgraph_model(const onnx::ModelProto& parent,
                                           const std::vector<onnx::ValueInfoProto>& inputs,
                                           const std::vector<onnx::ValueInfoProto>& outputs,
                                           const std::string& graph_name);
+
+// A graph input or output of a tensor type with fixed dims.
+onnx::ValueInfoProto tensor_value_info(const std::string& name, DType dtype, const Shape& shape);
 
 }  // namespace ig

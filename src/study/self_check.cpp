@@ -15,16 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-onnx::ValueInfoProto value_info(const std::string& name, DType dtype, const Shape& shape) {
-  onnx::ValueInfoProto vi;
-  vi.set_name(name);
-  auto* tt = vi.mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(static_cast<int>(dtype));
-  auto* s = tt->mutable_shape();
-  for (int64_t d : shape) s->add_dim()->set_dim_value(d);
-  return vi;
-}
-
 // The values the span reads, as the platform had them.
 Expected<std::map<std::string, Tensor>> span_feeds(const Store& store, const SelfCheckRequest& r) {
   std::map<std::string, Tensor> feeds;
@@ -47,9 +37,10 @@ Expected<std::string> write_span_model(const SelfCheckRequest& r,
                                        const std::map<std::string, Tensor>& feeds, int serial) {
   IG_ASSIGN_OR_RETURN(onnx::ModelProto parent, read_model_proto(r.model_path));
   std::vector<onnx::ValueInfoProto> inputs;
-  for (const auto& [name, t] : feeds) inputs.push_back(value_info(name, t.dtype(), t.shape()));
+  for (const auto& [name, t] : feeds)
+    inputs.push_back(tensor_value_info(name, t.dtype(), t.shape()));
   const std::vector<onnx::ValueInfoProto> outputs{
-      value_info(r.value, r.value_key.dtype, r.value_key.shape)};
+      tensor_value_info(r.value, r.value_key.dtype, r.value_key.shape)};
   const std::set<std::string> produced(r.produced.begin(), r.produced.end());
   IG_ASSIGN_OR_RETURN(auto sub, subgraph_model(parent, produced, inputs, outputs, "self_check"));
   const std::string name =

@@ -49,6 +49,7 @@ FAMILIES = {
     "ort-disabled": "ort:opt=disabled",
     "ort-all": "ort:opt=all",
     "torch": "torch",
+    "xnnpack+ref": "xnnpack:fallback=ref",
 }
 
 

@@ -55,7 +55,7 @@ namespace {
 // the split change any bits?).
 const CandidateRegistrar kXnnpackCandidates("xnnpack", [] {
   return std::vector<PlatformCandidate>{
-      {"xnnpack", {"cpu-sweep"}, "XNNPACK operators", false},
+      {"xnnpack", {"cpu-sweep", "frameworks"}, "XNNPACK operators", false},
       {"xnnpack:threads=2", {"cpu-sweep"}, "thread split", false},
   };
 });

@@ -1,0 +1,199 @@
+// infergap reduce MODEL -p A -p B [--input ...] [--criterion bitwise|tolerance|label]
+//   [--rtol R --atol A] [--capture-from P] -o DIR [--json]
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "backends/ref/ref_opsets.h"
+#include "cli/commands.h"
+#include "cli/input_options.h"
+#include "cli/limit_options.h"
+#include "inputs/inputs.h"
+#include "model/npy.h"
+#include "model/onnx_model.h"
+#include "platform/spec.h"
+#include "study/reduce.h"
+
+namespace ig::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ReduceArgs {
+  std::string model, out;
+  std::vector<std::string> inputs, shapes, dims, platforms;
+  std::string criterion = "bitwise", capture_from = "ref";
+  double rtol = 1e-5, atol = 1e-6;
+  uint64_t seed = 0;
+  LimitArgs limits;
+  bool json = false;
+};
+
+std::string file_name_of(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    out +=
+        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_';
+  }
+  return out + ".npy";
+}
+
+std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
+
+// Exit code: 0 reduced, 1 the platforms agree (nothing written), 2 bad input.
+int run_reduce(const ReduceArgs& a) {
+  auto fail = [](const Status& st) {
+    std::fprintf(stderr, "infergap reduce: %s\n", st.message().c_str());
+    return kExitBadInput;
+  };
+  if (a.platforms.size() != 2) {
+    return fail(
+        invalid_argument("give exactly two platforms (-p A -p B), got {}", a.platforms.size()));
+  }
+  ReduceOptions o;
+  auto criterion = parse_reduce_criterion(a.criterion);
+  if (!criterion.ok()) return fail(criterion.status());
+  o.criterion = *criterion;
+  o.rtol = a.rtol;
+  o.atol = a.atol;
+  std::vector<std::string> specs;
+  for (const auto& p : a.platforms) {
+    auto spec = parse_platform_spec(p);
+    if (!spec.ok()) return fail(spec.status());
+    specs.push_back(spec->to_string());
+  }
+  o.a = specs[0];
+  o.b = specs[1];
+  auto capture = parse_platform_spec(a.capture_from);
+  if (!capture.ok()) return fail(capture.status());
+  o.capture_from = capture->to_string();
+  o.timeout_seconds = a.limits.timeout;
+  o.max_memory_bytes = a.limits.max_memory_bytes();
+  LoadOptions load;
+  load.max_memory_bytes = o.max_memory_bytes;
+  auto model = load_model(a.model, load);
+  if (!model.ok()) return fail(model.status());
+  if (Status st = check_ref_opsets(*model); !st.ok()) return fail(st);
+  const InputRequest request{a.inputs, a.shapes, a.dims, a.seed};
+  auto gathered = gather_inputs(*model, request);
+  if (!gathered.ok()) return fail(gathered.status());
+  std::map<std::string, Tensor> feeds;
+  for (const auto& in : gathered->inputs) feeds[in.name] = in.tensor;
+
+  WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
+  for (const auto& spec : {o.a, o.b, o.capture_from}) {
+    Status st = pool.start(spec);
+    if (st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kNotFound) {
+      return fail(st);
+    }
+  }
+  // Candidates go to a private folder; DIR is written only once there is a result.
+  const fs::path work =
+      fs::temp_directory_path() / ("infergap-reduce-" + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::create_directories(work, ec);
+  o.work_dir = work.string();
+  const bool tty = ::isatty(2);
+  o.progress = [&](const std::string& s) {
+    if (tty) std::fprintf(stderr, "\rreduce: %s\033[K", s.c_str());
+  };
+  auto result = reduce_model(a.model, *model, feeds, pool, o);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  fs::remove_all(work, ec);
+  if (!result.ok()) return fail(result.status());
+  if (result->agree) {
+    std::fprintf(stderr, "infergap reduce: %s and %s agree on %s under %s\n", o.a.c_str(),
+                 o.b.c_str(), a.model.c_str(), reduce_criterion_name(o.criterion));
+    return kExitFailures;
+  }
+  const fs::path dir(a.out);
+  fs::create_directories(dir / "inputs", ec);
+  if (ec) return fail(io_error("{}: {}", a.out, ec.message()));
+  const std::string reduced = (dir / "reduced.onnx").string();
+  if (Status st = save_model_proto(result->model, reduced); !st.ok()) return fail(st);
+  nlohmann::json inputs = nlohmann::json::object();
+  // The repro names this binary, so it runs as written wherever infergap is not on PATH.
+  std::error_code exe_ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", exe_ec);
+  std::string repro =
+      (exe_ec ? std::string("infergap") : exe.string()) + " run " + shell_quoted(reduced);
+  for (const auto& [name, t] : result->inputs) {
+    const std::string path = (dir / "inputs" / file_name_of(name)).string();
+    if (Status st = write_npy(t, path); !st.ok()) return fail(st);
+    inputs[name] = path;
+    repro += " --input " + shell_quoted(name + "=" + path);
+  }
+  repro += " -p " + shell_quoted(o.a) + " -p " + shell_quoted(o.b);
+  {
+    std::FILE* f = std::fopen((dir / "repro.sh").string().c_str(), "w");
+    if (f) {
+      std::fprintf(f, "#!/bin/sh\n# %s vs %s on %s, reduced from %lld to %zu node(s)\n%s\n",
+                   o.a.c_str(), o.b.c_str(), a.model.c_str(),
+                   static_cast<long long>(result->original_nodes), result->nodes.size(),
+                   repro.c_str());
+      std::fclose(f);
+    }
+  }
+  nlohmann::json j{{"model", a.model},
+                   {"a", o.a},
+                   {"b", o.b},
+                   {"criterion", reduce_criterion_name(o.criterion)},
+                   {"original_nodes", result->original_nodes},
+                   {"nodes", result->nodes},
+                   {"ops", result->ops},
+                   {"reduced_model", reduced},
+                   {"inputs", inputs},
+                   {"outputs", result->outputs},
+                   {"a_vs_b", result->a_vs_b},
+                   {"tests", result->tests},
+                   {"repro", repro}};
+  if (a.json) {
+    std::printf("%s\n", j.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("%s vs %s: %lld node(s) reduced to %zu in %lld test(s), still differing (%s): %s\n",
+              o.a.c_str(), o.b.c_str(), static_cast<long long>(result->original_nodes),
+              result->nodes.size(), static_cast<long long>(result->tests),
+              reduce_criterion_name(o.criterion), result->a_vs_b.c_str());
+  for (size_t i = 0; i < result->nodes.size(); ++i) {
+    std::printf("  %s (%s)\n", result->nodes[i].c_str(), result->ops[i].c_str());
+  }
+  std::printf("wrote %s, %zu input(s) in %s\nrepro: %s\n", reduced.c_str(), result->inputs.size(),
+              (dir / "inputs").string().c_str(), repro.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_reduce_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ReduceArgs>();
+  auto* cmd = app.add_subcommand(
+      "reduce",
+      "The smallest part of a model on which two platforms still differ (delta debugging)");
+  cmd->add_option("model", args->model, "ONNX model file")->required();
+  cmd->add_option("-p,--platform", args->platforms, "The two platforms, A then B")->required();
+  cmd->add_option("--input", args->inputs, "NAME=SPEC, as for `infergap run`");
+  add_sizing_options(cmd, &args->shapes, &args->dims);
+  cmd->add_option("--seed", args->seed, "Seed for generated inputs")->capture_default_str();
+  cmd->add_option("--criterion", args->criterion,
+                  "bitwise (any bit), tolerance (|a-b| > atol + rtol*|b| somewhere) or label "
+                  "(a row's top-1 changes)")
+      ->capture_default_str();
+  cmd->add_option("--rtol", args->rtol, "Relative tolerance (criterion tolerance)")
+      ->capture_default_str();
+  cmd->add_option("--atol", args->atol, "Absolute tolerance (criterion tolerance)")
+      ->capture_default_str();
+  cmd->add_option("--capture-from", args->capture_from,
+                  "Platform whose run of the whole model gives the values entering each cut")
+      ->capture_default_str();
+  cmd->add_option("-o,--out", args->out, "Folder for reduced.onnx, inputs/ and repro.sh")
+      ->required();
+  add_limit_options(cmd, &args->limits);
+  cmd->add_flag("--json", args->json, "Print the result as JSON");
+  cmd->callback([args, &exit_code] { exit_code = run_reduce(*args); });
+}
+
+}  // namespace ig::cli
