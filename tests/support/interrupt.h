@@ -128,11 +128,18 @@ inline std::vector<KillOutcome> run_with_kills(const std::vector<std::string>& a
 
 // Kills `args` (a command writing runs to the store `db`) at `count` points drawn from `seed` over
 // `total` runs, checking after each kill that the store passes SQLite's integrity check; returns
-// how many of the runs were really killed (a child may finish before its point).
+// how many of the runs were really killed (a child may finish before its point). `left_work`, if
+// given, counts the kills after which fewer than `total` runs were stored (runs are committed in
+// batches, so a late point may only be reached when the last batch lands).
 inline int kill_checking_integrity(const std::vector<std::string>& args, const std::string& db,
-                                   uint64_t seed, int count, int64_t total) {
-  const auto outcomes = run_with_kills(args, seeded_kill_points(seed, count, total),
-                                       [&] { return sqlite_int(db, "SELECT COUNT(*) FROM runs"); });
+                                   uint64_t seed, int count, int64_t total,
+                                   int* left_work = nullptr) {
+  auto stored = [&] { return sqlite_int(db, "SELECT COUNT(*) FROM runs"); };
+  std::vector<KillOutcome> outcomes;
+  for (const auto& point : seeded_kill_points(seed, count, total)) {
+    outcomes.push_back(run_with_kills(args, {point}, stored)[0]);
+    if (left_work && outcomes.back().killed && stored() < total) ++*left_work;
+  }
   int killed = 0;
   for (const auto& o : outcomes) {
     killed += o.killed;
