@@ -4,8 +4,8 @@
 #include <limits>
 #include <set>
 
+#include "analysis/explain_space.h"
 #include "platform/spec.h"
-#include "study/explain_space.h"
 
 namespace ig {
 

@@ -1,7 +1,7 @@
 // Attribution of EQC splits (the paper's Section 3 as a table): at every node where a class of
 // platforms splits although its members agreed on the node's inputs, the knobs in which the
 // platforms on either side differ, named as the papers name causes. Between two libraries the
-// spec says only `library`; `attribute` then asks `explain` (study/explain.h) what each side's
+// spec says only `library`; `attribute` then asks `explain` (analysis/explain.h) what each side's
 // order is.
 #pragma once
 

@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/attribute.h"
+#include "analysis/explain_problem.h"
 #include "cli/commands.h"
 #include "cli/study_json.h"
 #include "platform/spec.h"
-#include "study/explain_problem.h"
 
 namespace ig::cli {
 

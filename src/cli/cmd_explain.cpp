@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "analysis/explain.h"
+#include "analysis/explain_problem.h"
 #include "analysis/study_data.h"
 #include "cli/commands.h"
 #include "cli/study_json.h"
-#include "study/explain.h"
-#include "study/explain_problem.h"
 
 namespace ig::cli {
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "analysis/reduce.h"
 #include "backends/ref/ref_opsets.h"
 #include "cli/commands.h"
 #include "cli/input_options.h"
@@ -14,7 +15,6 @@
 #include "model/npy.h"
 #include "model/onnx_model.h"
 #include "platform/spec.h"
-#include "study/reduce.h"
 
 namespace ig::cli {
 

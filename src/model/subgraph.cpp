@@ -8,13 +8,32 @@ namespace {
 
 std::string node_label(const onnx::NodeProto& n) { return n.op_type() + " '" + n.name() + "'"; }
 
+// Values a node's bodies read from enclosing scopes: read inside, defined nowhere inside.
+void outer_reads(const onnx::GraphProto& body, std::set<std::string>& reads) {
+  std::set<std::string> defined;
+  for (const auto& in : body.input()) defined.insert(in.name());
+  for (const auto& t : body.initializer()) defined.insert(t.name());
+  for (const auto& n : body.node())
+    for (const auto& o : n.output()) defined.insert(o);
+  std::set<std::string> inner;
+  for (const auto& n : body.node()) {
+    for (const auto& in : n.input()) inner.insert(in);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) outer_reads(a.g(), inner);
+      for (const auto& g : a.graphs()) outer_reads(g, inner);
+    }
+  }
+  for (const auto& v : inner)
+    if (!v.empty() && !defined.count(v)) reads.insert(v);
+}
+
 }  // namespace
 
 Expected<onnx::ModelProto> subgraph_model(const onnx::ModelProto& parent,
                                           const std::set<std::string>& produced,
                                           const std::vector<onnx::ValueInfoProto>& inputs,
                                           const std::vector<onnx::ValueInfoProto>& outputs,
-                                          const std::string& graph_name) {
+                                          const std::string& graph_name, bool keep_subgraphs) {
   const auto& g = parent.graph();
   std::map<std::string, const onnx::TensorProto*> inits;
   for (const auto& t : g.initializer()) inits[t.name()] = &t;
@@ -34,10 +53,14 @@ Expected<onnx::ModelProto> subgraph_model(const onnx::ModelProto& parent,
     bool keep = false;
     for (const auto& o : n.output()) keep = keep || produced.count(o);
     if (!keep) continue;
-    for (const auto& a : n.attribute())
-      if (a.has_g() || a.graphs_size() > 0)
-        return invalid_argument("{} holds a subgraph", node_label(n));
-    for (const auto& in : n.input()) {
+    std::set<std::string> reads(n.input().begin(), n.input().end());
+    for (const auto& a : n.attribute()) {
+      if (!a.has_g() && a.graphs_size() == 0) continue;
+      if (!keep_subgraphs) return invalid_argument("{} holds a subgraph", node_label(n));
+      if (a.has_g()) outer_reads(a.g(), reads);
+      for (const auto& body : a.graphs()) outer_reads(body, reads);
+    }
+    for (const auto& in : reads) {
       if (in.empty() || available.count(in)) continue;
       auto it = inits.find(in);
       if (it == inits.end())

@@ -85,6 +85,45 @@ TEST(ReduceCli, AFusionReducesToTheNodesItFuses) {
   expect_still_differs(j);
 }
 
+// Control flow: an If whose branch does the long sum is kept whole, its branch reading a value of
+// the main graph and an initializer from the enclosing scope.
+TEST(ReduceCli, AnIfIsKeptWholeWithWhatItsBranchReads) {
+  onnx::ModelProto m = testing::empty_model("ifmodel");
+  auto* g = m.mutable_graph();
+  testing::add_tensor_value(g->add_input(), "X", onnx::TensorProto::FLOAT, {4, 64});
+  testing::add_tensor_value(g->add_output(), "Y", onnx::TensorProto::FLOAT, {4, 8});
+  testing::fill_weights(g->add_initializer(), "W", {64, 8}, 3);
+  auto* cond = g->add_initializer();
+  cond->set_name("cond");
+  cond->set_data_type(onnx::TensorProto::BOOL);
+  cond->add_int32_data(1);
+  testing::add_node(g, "Relu", "relu", {"X"}, {"r"});
+  auto* n = testing::add_node(g, "If", "branch", {"cond"}, {"z"});
+  for (const char* name : {"then_branch", "else_branch"}) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* body = a->mutable_g();
+    body->set_name(name);
+    const std::string op = std::string(name) == "then_branch" ? "MatMul" : "Add";
+    auto* bn = body->add_node();
+    bn->set_op_type("MatMul");
+    bn->set_name(op + "_in_branch");
+    bn->add_input("r");
+    bn->add_input("W");
+    bn->add_output(std::string(name) + "_out");
+    testing::add_tensor_value(body->add_output(), std::string(name) + "_out",
+                              onnx::TensorProto::FLOAT, {4, 8});
+  }
+  testing::add_node(g, "Sigmoid", "sigmoid", {"z"}, {"Y"});
+  TempDir dir;
+  const std::string model = testing::write_model(m, dir.file("if.onnx"));
+  const auto j = reduce_json(model + " -p ref -p 'ref:acc=lanes8' -o " + dir.file("out"));
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["ops"], nlohmann::json({"If"})) << j.dump();
+  expect_still_differs(j);
+}
+
 TEST(ReduceCli, PlatformsThatAgreeWriteNothing) {
   TempDir dir;
   const std::string model =

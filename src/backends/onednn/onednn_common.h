@@ -9,8 +9,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/status.h"
 #include "backends/library/window.h"
+#include "core/status.h"
 #include "model/graph.h"
 #include "tensor/tensor.h"
 

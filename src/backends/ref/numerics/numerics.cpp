@@ -45,7 +45,8 @@ const std::map<std::string, std::string>& numerics_knobs() {
       {"dtype", "fp32|fp64|fp16|bf16 (fp32): compute precision of floating tensors"},
       {"accdtype", "fp16|bf16|fp32|fp64 (fp32 for fp16/bf16, else dtype): accumulator precision"},
       {"acc",
-       "seq|pairwise|lanes4|lanes8|lanes16|lanes32|block<K>|exact (seq): accumulation order"},
+       "seq|pairwise|lanes2|lanes4|lanes8|lanes16|lanes32|block<K>|exact (seq): accumulation "
+       "order"},
       {"fma", "on|off (off): fused multiply-add in dot products"},
       {"split", "1..1024 (1): reduction axis cut into N parts summed in order"},
       {"conv", "direct|im2col|winograd2|winograd4|fft (direct): convolution algorithm"},

@@ -23,7 +23,7 @@ Expected<ReductionOrder> parse_reduction_order(const std::string& text) {
     o.kind = ReductionOrder::Kind::kPairwise;
     return o;
   }
-  for (int lanes : {4, 8, 16, 32}) {
+  for (int lanes : {2, 4, 8, 16, 32}) {
     if (text == "lanes" + std::to_string(lanes)) {
       o.kind = ReductionOrder::Kind::kLanes;
       o.lanes = lanes;
@@ -42,7 +42,8 @@ Expected<ReductionOrder> parse_reduction_order(const std::string& text) {
     }
   }
   return invalid_argument(
-      "acc '{}' is not one of seq, pairwise, lanes4, lanes8, lanes16, lanes32, block<K>", text);
+      "acc '{}' is not one of seq, pairwise, lanes2, lanes4, lanes8, lanes16, lanes32, block<K>",
+      text);
 }
 
 }  // namespace ig

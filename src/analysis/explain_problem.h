@@ -5,9 +5,9 @@
 
 #include <string>
 
+#include "analysis/explain.h"
 #include "analysis/study_data.h"
 #include "store/store.h"
-#include "study/explain.h"
 
 namespace ig {
 

@@ -1,4 +1,4 @@
-#include "study/explain_problem.h"
+#include "analysis/explain_problem.h"
 
 #include "model/onnx_model.h"
 #include "study/self_check.h"

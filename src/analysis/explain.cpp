@@ -1,4 +1,4 @@
-#include "study/explain.h"
+#include "analysis/explain.h"
 
 #include <algorithm>
 #include <cmath>

@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/explain_space.h"
 #include "backends/value.h"
 #include "model/graph.h"
-#include "study/explain_space.h"
 
 namespace ig {
 

@@ -1,4 +1,4 @@
-#include "study/explain_space.h"
+#include "analysis/explain_space.h"
 
 #include <set>
 
@@ -59,8 +59,9 @@ const std::set<std::string> kTranscendental = {"Exp",
                                                "Sqrt",
                                                "Reciprocal"};
 
-const std::vector<std::string> kOrders = {"pairwise", "lanes4",  "lanes8",  "lanes16",  "lanes32",
-                                          "block16",  "block32", "block64", "block128", "block256"};
+const std::vector<std::string> kOrders = {"pairwise", "lanes2",   "lanes4",  "lanes8",
+                                          "lanes16",  "lanes32",  "block16", "block32",
+                                          "block64",  "block128", "block256"};
 
 }  // namespace
 
