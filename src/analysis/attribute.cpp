@@ -28,6 +28,7 @@ const std::map<std::string, std::map<std::string, std::string>>& knob_causes() {
         {"dtype", "precision"}}},
       {"opencv", {{"disable", "simd-width"}, {"threads", "thread-split"}}},
       {"ort", {{"opt", "fusion"}, {"threads", "thread-split"}}},
+      {"xnnpack", {{"threads", "thread-split"}, {"fp16", "precision"}, {"fallback", "library"}}},
       {"torch",
        {{"mkldnn", "conv-algorithm"},
         {"threads", "thread-split"},
@@ -40,6 +41,39 @@ const std::map<std::string, std::map<std::string, std::string>>& knob_causes() {
         {"fallback", "library"}}},
   };
   return table;
+}
+
+// Each backend's defaults, so that `blas:lib=blis` and `blas:lib=blis,threads=1` do not differ.
+const std::map<std::string, std::map<std::string, std::string>>& knob_defaults() {
+  static const std::map<std::string, std::map<std::string, std::string>> table = {
+      {"onednn",
+       {{"isa", "all"}, {"threads", "1"}, {"conv", "auto"}, {"fuse", "on"}, {"fallback", "none"}}},
+      {"blas", {{"lib", "openblas"}, {"threads", "1"}, {"dtype", "fp32"}}},
+      {"opencv", {{"threads", "1"}}},
+      {"ort", {{"opt", "all"}, {"threads", "1"}}},
+      {"torch",
+       {{"mkldnn", "on"}, {"threads", "1"}, {"deterministic", "off"}, {"fallback", "none"}}},
+      {"xnnpack", {{"threads", "1"}, {"fp16", "off"}, {"fallback", "none"}}},
+      {"ref",
+       {{"acc", "seq"},
+        {"fma", "off"},
+        {"split", "1"},
+        {"conv", "direct"},
+        {"dtype", "fp32"},
+        {"ftz", "off"},
+        {"nan", "propagate"},
+        {"math", "libm"}}},
+  };
+  return table;
+}
+
+std::string option_or_default(const PlatformSpec& spec, const std::string& key) {
+  auto it = spec.options.find(key);
+  if (it != spec.options.end()) return it->second;
+  auto b = knob_defaults().find(spec.backend);
+  if (b == knob_defaults().end()) return "";
+  auto d = b->second.find(key);
+  return d == b->second.end() ? "" : d->second;
 }
 
 void add(std::vector<std::string>& v, const std::string& c) {
@@ -63,8 +97,8 @@ std::vector<std::string> spec_causes(const std::string& a_label, const std::stri
   for (const auto& [k, v] : b->options) keys.insert(k);
   const auto table = knob_causes().find(a->backend);
   for (const auto& key : keys) {
-    const auto va = a->options.count(key) ? a->options.at(key) : "";
-    const auto vb = b->options.count(key) ? b->options.at(key) : "";
+    const auto va = option_or_default(*a, key);
+    const auto vb = option_or_default(*b, key);
     if (va == vb) continue;
     if (a->backend == "ref" || a->backend == "crashtest") {
       for (const auto* v : {&va, &vb}) {

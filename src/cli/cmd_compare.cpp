@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "analysis/attribute.h"
 #include "analysis/data_movement.h"
 #include "analysis/eqc.h"
 #include "analysis/hosts.h"
@@ -62,6 +63,19 @@ Status print_compare(const StudyData& study, const CompareOptions& options) {
       cj["hidden_data_movement"] = lj["hidden"];
     }
     j["cases"].push_back(cj);
+  }
+  if (layers) {
+    // The paper's Section 3 table from the specs alone (explain is `infergap attribute`'s).
+    std::vector<SplitAttribution> all;
+    for (const auto& c : study.cases) {
+      IG_ASSIGN_OR_RETURN(auto splits, set_origins(c, labels, cache));
+      for (auto& a : attribute_splits(splits)) all.push_back(std::move(a));
+    }
+    const AttributionTable t = tabulate(all);
+    j["attribution"] = {{"per_cause", t.per_cause},
+                        {"split_count", t.splits},
+                        {"unexplained", t.unexplained},
+                        {"source", "knobs"}};
   }
   j["eqc_matrix"] = nlohmann::json::object();
   for (const auto& l : labels) {

@@ -206,6 +206,18 @@ void print_text_report(const StudyData& study, const nlohmann::json& j,
                   static_cast<long long>(total), list.c_str());
     }
   }
+  if (j.contains("attribution")) {
+    const auto& a = j["attribution"];
+    std::printf(
+        "\nCauses of the EQC splits, from the platforms' knobs (%lld split(s); `infergap "
+        "attribute` lists them and asks explain between libraries)\n",
+        static_cast<long long>(a["split_count"].get<int64_t>()));
+    for (const auto& [cause, n] : a["per_cause"].items())
+      std::printf("  %-20s %lld\n", cause.c_str(), static_cast<long long>(n.get<int64_t>()));
+    if (a["unexplained"].get<int64_t>() > 0)
+      std::printf("  %-20s %lld\n", "(no cause)",
+                  static_cast<long long>(a["unexplained"].get<int64_t>()));
+  }
 }
 
 std::string error_text(double e) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/attribute.h"
 #include "analysis/hosts.h"
 #include "analysis/oracle.h"
 #include "analysis/oracle_origins.h"
@@ -144,21 +145,35 @@ Expected<nlohmann::json> oracle_data(const StudyData& study, TensorCache& cache)
 Expected<nlohmann::json> origins_data(const StudyData& study, TensorCache& cache) {
   std::map<std::string, int64_t> by_op;
   nlohmann::json nodes = nlohmann::json::array();
+  std::vector<SplitAttribution> attributions;
   for (const auto& c : study.cases) {
     IG_ASSIGN_OR_RETURN(auto origins, set_origins(c, study.labels(), cache));
     for (const auto& o : origins) {
       ++by_op[o.node.op_type];
+      // The causes the platforms' knobs name for the classes born here.
+      std::vector<std::string> causes;
+      for (const auto& a : attribute_splits({o})) {
+        attributions.push_back(a);
+        for (const auto& x : a.causes)
+          if (std::find(causes.begin(), causes.end(), x) == causes.end()) causes.push_back(x);
+      }
       nodes.push_back({{"case", o.case_label},
                        {"node", o.node.node},
                        {"op_type", o.node.op_type},
                        {"classes_before", o.before.classes.size()},
                        {"classes_after", o.after.classes.size()},
-                       {"remaining_precision", o.node.remaining_precision}});
+                       {"remaining_precision", o.node.remaining_precision},
+                       {"causes", causes}});
     }
   }
   nlohmann::json ops = nlohmann::json::array();
   for (const auto& [op, n] : by_op) ops.push_back({{"op_type", op}, {"origins", n}});
-  return nlohmann::json{{"by_op", ops}, {"nodes", nodes}};
+  const AttributionTable t = tabulate(attributions);
+  return nlohmann::json{{"by_op", ops},
+                        {"nodes", nodes},
+                        {"per_cause", t.per_cause},
+                        {"split_count", t.splits},
+                        {"unexplained", t.unexplained}};
 }
 
 nlohmann::json hosts_data(const StudyData& study) {

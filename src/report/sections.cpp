@@ -231,12 +231,19 @@ void origins_section(HtmlPage& page, const json& data) {
   for (const auto& n : o["nodes"])
     rows.push_back({cell_text(n["case"]), cell_text(n["node"]), cell_text(n["op_type"]),
                     cell_text(n["classes_before"]) + " -> " + cell_text(n["classes_after"]),
-                    cell_text(n["remaining_precision"])});
+                    cell_text(n["remaining_precision"]), cell_text(n.value("causes", json()))});
+  std::vector<std::vector<std::string>> causes;
+  const json per_cause = o.value("per_cause", json::object());
+  for (const auto& [cause, count] : per_cause.items()) causes.push_back({cause, cell_text(count)});
   page.section("origins", "Divergence origins",
                paragraph("Nodes where an EQC splits: platforms with equal inputs computed "
                          "different outputs, by operator type.") +
                    page.chart(origins_chart(o["by_op"])) +
-                   text_table({"case", "node", "op", "classes", "RP"}, rows));
+                   text_table({"case", "node", "op", "classes", "RP", "causes"}, rows) +
+                   paragraph("Splits per cause, from the knobs in which the platforms on either "
+                             "side differ (library: two libraries whose orders the specs do not "
+                             "name; `infergap attribute` asks explain):") +
+                   text_table({"cause", "splits"}, causes));
 }
 
 void hosts_section(HtmlPage& page, const json& data) {

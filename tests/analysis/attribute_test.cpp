@@ -24,6 +24,10 @@ TEST(SpecCauses, KnobsNameThePapersCauses) {
   EXPECT_EQ(spec_causes("ref", "ref:math=sleef-u35"), V{"math-library"});
   EXPECT_EQ(spec_causes("ref", "ref:dtype=fp16"), V{"precision"});
   EXPECT_EQ(spec_causes("onednn", "ort"), V{"library"});
+  // Defaults count as stated: threads=1 is every library backend's default.
+  EXPECT_EQ(spec_causes("blas:core=SkylakeX,lib=openblas,threads=1", "blas:arch=zen3,lib=blis"),
+            (V{"simd-width", "library"}));
+  EXPECT_EQ(spec_causes("xnnpack", "xnnpack:fp16=on,threads=1"), V{"precision"});
   EXPECT_EQ(spec_causes("onednn@a1b2", "onednn@c3d4"), V{"host-cpu"});
 }
 

@@ -116,6 +116,23 @@ TEST_F(ExplainStudy, AttributeNamesACauseForEverySplit) {
   EXPECT_TRUE(blas_split) << j.dump();
 }
 
+// compare --layers and the report carry the same table from the knobs alone.
+TEST_F(ExplainStudy, CompareAndReportCountSplitsPerCause) {
+  const auto c = run_cli("compare --store " + db + " --layers --json");
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const auto j = nlohmann::json::parse(c.out);
+  ASSERT_TRUE(j.contains("attribution"));
+  EXPECT_GT(j["attribution"]["split_count"].get<int>(), 0);
+  EXPECT_EQ(j["attribution"]["unexplained"], 0);
+  EXPECT_GE(j["attribution"]["per_cause"].value("thread-split", 0), 1) << j["attribution"].dump();
+  const std::string html = dir->file("r.html");
+  ASSERT_EQ(run_cli("report --store " + db + " -o " + html).exit_code, 0);
+  std::ifstream f(html);
+  const std::string page((std::istreambuf_iterator<char>(f)), {});
+  EXPECT_NE(page.find("Splits per cause"), std::string::npos);
+  EXPECT_NE(page.find("thread-split"), std::string::npos);
+}
+
 TEST_F(ExplainStudy, BadInputIsAClearError) {
   auto no_platform = run_cli("explain --store " + db + " --platform onednn --node conv1");
   EXPECT_EQ(no_platform.exit_code, 2);
