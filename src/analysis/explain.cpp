@@ -15,8 +15,8 @@ namespace ig {
 namespace {
 
 // Default value of each combinable knob (left out of specs).
-const Knobs kDefaults = {
-    {"acc", "seq"}, {"split", "1"}, {"fma", "off"}, {"conv", "direct"}, {"math", "libm"}};
+const Knobs kDefaults = {{"acc", "seq"},     {"split", "1"},   {"fma", "off"},
+                         {"conv", "direct"}, {"math", "libm"}, {"bn", "onnx"}};
 
 Knobs canonical(const Knobs& k) {
   Knobs out;
@@ -40,12 +40,24 @@ ExplainTrial run_trial(const ExplainProblem& p, const Knobs& knobs) {
     t.error = backend.status().message();
     return t;
   }
-  auto outs = run_single_node(**backend, *p.model, *p.node, p.inputs);
-  if (!outs.ok()) {
-    t.error = outs.status().message();
-    return t;
+  std::vector<Value> by_position;
+  if (p.whole_model) {
+    std::map<std::string, Tensor> feeds;
+    for (const auto& [name, v] : p.inputs) feeds[name] = v.tensor;
+    auto outs = (*backend)->run(*p.model, feeds, nullptr);
+    if (!outs.ok()) {
+      t.error = outs.status().message();
+      return t;
+    }
+    by_position = std::move(*outs);
+  } else {
+    auto outs = run_single_node(**backend, *p.model, *p.node, p.inputs);
+    if (!outs.ok()) {
+      t.error = outs.status().message();
+      return t;
+    }
+    by_position = outputs_by_position(*p.node, std::move(*outs));
   }
-  std::vector<Value> by_position = outputs_by_position(*p.node, std::move(*outs));
   if (p.output_index >= by_position.size() || !by_position[p.output_index].is_tensor()) {
     t.error = "the emulator produced no tensor for this output";
     return t;

@@ -40,7 +40,11 @@ struct ExplainProblem {
   const Node* node = nullptr;
   std::unordered_map<std::string, Value> inputs;  // every value the node reads
   size_t output_index = 0;                        // which of the node's outputs `target` is
-  Tensor target;                                  // the platform's output
+  // The model is a fused group cut out of the original: run it whole (target = its output 0);
+  // `node` is its head, whose operator decides which knobs can matter.
+  bool whole_model = false;
+  std::string group;  // the fused group's nodes, comma-separated ("" for one node)
+  Tensor target;      // the platform's output
 };
 
 using ExplainProgress = std::function<void(size_t tried, const ExplainTrial& last)>;

@@ -1,9 +1,97 @@
 #include "analysis/explain_problem.h"
 
+#include <filesystem>
+#include <set>
+
 #include "model/onnx_model.h"
+#include "model/subgraph.h"
 #include "study/self_check.h"
 
 namespace ig {
+
+namespace {
+
+// The values `names` read that none of them produces and that are not initializers, with the
+// tensors the run traced (graph inputs from the input set).
+Expected<std::map<std::string, Tensor>> entering_values(const Store& store, const CaseData& c,
+                                                        const RepRun& run, const Model& model,
+                                                        const std::vector<const Node*>& nodes,
+                                                        const std::string& platform) {
+  std::set<std::string> produced;
+  for (const Node* n : nodes)
+    for (const auto& o : n->outputs) produced.insert(o);
+  std::map<std::string, Tensor> out;
+  std::map<std::string, TensorKey> graph_inputs;
+  bool graph_inputs_loaded = false;
+  for (const Node* n : nodes) {
+    for (const auto& in : node_reads(*n)) {
+      if (in.empty() || produced.count(in) || out.count(in) || model.graph.is_initializer(in)) {
+        continue;
+      }
+      auto traced = run.values.find(in);
+      if (traced != run.values.end()) {
+        IG_ASSIGN_OR_RETURN(out[in], store.tensor(traced->second));
+        continue;
+      }
+      if (!graph_inputs_loaded) {
+        IG_ASSIGN_OR_RETURN(graph_inputs, input_set_keys(store, c.input));
+        graph_inputs_loaded = true;
+      }
+      auto gi = graph_inputs.find(in);
+      if (gi == graph_inputs.end()) {
+        return invalid_argument(
+            "run {} ({}): input '{}' of node '{}' was not captured (study with --layers all)",
+            run.run_id, platform, in, n->name);
+      }
+      IG_ASSIGN_OR_RETURN(out[in], store.tensor(gi->second));
+    }
+  }
+  return out;
+}
+
+// A fused group (oneDNN's conv + post-ops): its nodes cut out as a model of their own, fed what
+// the platform traced before the group, compared at the group's traced output.
+Expected<ExplainProblem> fused_group_problem(const Store& store, const CaseData& c,
+                                             const RepRun& run, const std::string& platform,
+                                             const std::string& covered, const std::string& value,
+                                             Model& model) {
+  IG_ASSIGN_OR_RETURN(Model whole, load_model(c.model_path));
+  std::vector<const Node*> group;
+  for (const auto& n : whole.graph.nodes) {
+    if (("," + covered + ",").find("," + n.name + ",") != std::string::npos) group.push_back(&n);
+  }
+  if (group.empty())
+    return invalid_argument("{}: no nodes of the group '{}'", c.model_path, covered);
+  IG_ASSIGN_OR_RETURN(auto feeds, entering_values(store, c, run, whole, group, platform));
+  IG_ASSIGN_OR_RETURN(Tensor target, store.tensor(run.values.at(value)));
+  std::set<std::string> produced;
+  for (const Node* n : group)
+    for (const auto& o : n->outputs)
+      if (!o.empty()) produced.insert(o);
+  std::vector<onnx::ValueInfoProto> in_vi;
+  for (const auto& [name, t] : feeds)
+    in_vi.push_back(tensor_value_info(name, t.dtype(), t.shape()));
+  IG_ASSIGN_OR_RETURN(onnx::ModelProto parent, read_model_proto(c.model_path));
+  IG_ASSIGN_OR_RETURN(
+      auto sub,
+      subgraph_model(parent, produced, in_vi,
+                     {tensor_value_info(value, target.dtype(), target.shape())}, "fused_group"));
+  std::string bytes;
+  if (!sub.SerializeToString(&bytes)) return internal_error("cannot serialize the fused group");
+  IG_ASSIGN_OR_RETURN(
+      model, load_model_from_bytes(bytes, c.model_path + " (group " + covered + ")",
+                                   std::filesystem::path(c.model_path).parent_path().string()));
+  ExplainProblem p;
+  p.model = &model;
+  p.node = &model.graph.nodes.front();  // the head (the convolution) sets the knobs that matter
+  p.whole_model = true;
+  p.group = covered;
+  p.target = std::move(target);
+  for (auto& [name, t] : feeds) p.inputs[name] = Value::of(std::move(t));
+  return p;
+}
+
+}  // namespace
 
 Expected<ExplainProblem> explain_problem(const Store& store, const CaseData& c, const RepRun& run,
                                          const std::string& platform, const std::string& node_name,
@@ -24,16 +112,19 @@ Expected<ExplainProblem> explain_problem(const Store& store, const CaseData& c, 
   if (index == sn->outputs.size()) {
     for (const auto& [v, covered] : run.covers) {
       if (("," + covered + ",").find("," + sn->name + ",") != std::string::npos) {
-        return invalid_argument(
-            "run {} ({}): node '{}' was computed inside the fused group '{}' (reported at '{}'); "
-            "explain needs the node's own output: study the platform with its fusion off",
-            run.run_id, platform, sn->name, covered, v);
+        value = v;
+        return fused_group_problem(store, c, run, platform, covered, v, model);
       }
     }
     return invalid_argument(
         "run {} ({}): node '{}' has no captured output (study with --layers "
         "all)",
         run.run_id, platform, sn->name);
+  }
+  // The traced value is a fused group's output (the node is the group's last): explain the group.
+  auto group = run.covers.find(value);
+  if (group != run.covers.end() && group->second.find(',') != std::string::npos) {
+    return fused_group_problem(store, c, run, platform, group->second, value, model);
   }
   IG_ASSIGN_OR_RETURN(model, load_model(c.model_path));
   const Node* node = nullptr;

@@ -70,6 +70,7 @@ NodeTraits node_traits(const std::string& op_type) {
   t.reduces = kReducing.count(op_type) != 0;
   t.convolution = op_type == "Conv";
   t.transcendental = kTranscendental.count(op_type) != 0;
+  t.batch_norm = op_type == "BatchNormalization";
   return t;
 }
 
@@ -86,6 +87,12 @@ std::vector<Knobs> single_knob_candidates(const NodeTraits& t) {
   if (t.transcendental) {
     for (const char* m : {"sleef-u10", "sleef-u35", "fast"}) out.push_back({{"math", m}});
   }
+  if (t.batch_norm) {
+    for (const char* form : {"folded", "affine"}) {
+      out.push_back({{"bn", form}});
+      out.push_back({{"bn", form}, {"fma", "on"}});
+    }
+  }
   if (t.has_denormal) out.push_back({{"ftz", "on"}});
   if (t.has_nan) out.push_back({{"nan", "ignore"}});
   // Wider arithmetic rounded once at the end: "precision".
@@ -97,6 +104,7 @@ std::vector<Knobs> single_knob_candidates(const NodeTraits& t) {
 std::map<std::string, std::vector<std::string>> combinable_knobs(const NodeTraits& t) {
   std::map<std::string, std::vector<std::string>> k;
   k["fma"] = {"off", "on"};
+  if (t.batch_norm) k["bn"] = {"onnx", "folded", "affine"};
   if (!t.reduces) return k;
   k["acc"] = {"seq"};
   k["acc"].insert(k["acc"].end(), kOrders.begin(), kOrders.end());
@@ -137,6 +145,7 @@ std::vector<std::string> causes_of(const Knobs& k) {
     if (key == "math" && value != "libm") add("math-library");
     if (key == "ftz" && value == "on") add("denormals");
     if (key == "nan" && value != "propagate") add("nan-handling");
+    if (key == "bn" && value != "onnx") add("bn-folding");
   }
   return causes;
 }

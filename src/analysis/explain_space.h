@@ -17,6 +17,7 @@ struct NodeTraits {
   bool reduces = false;         // a sum over a reduction axis (Conv, Gemm, MatMul, pools, ...)
   bool convolution = false;     // Conv: the conv algorithm matters
   bool transcendental = false;  // exp, log, tanh, erf, ... : the math library matters
+  bool batch_norm = false;      // BatchNormalization: its formula (bn=folded) matters
   bool has_nan = false;         // an input holds NaN: NaN handling matters
   bool has_denormal = false;    // an input holds denormals: flushing matters
 };

@@ -86,6 +86,7 @@ Status run_explain(const ExplainArgs& a) {
                    {"node", p.node->name},
                    {"op_type", p.node->op_type},
                    {"value", value},
+                   {"fused_group", p.group},
                    {"match", r.exact ? "exact" : "closest"},
                    {"emulator", r.emulator},
                    {"remaining_precision", r.remaining_precision},
@@ -102,6 +103,12 @@ Status run_explain(const ExplainArgs& a) {
   std::printf("%s, node %s (%s) of run %lld, case %s:\n", at.platform.c_str(), p.node->name.c_str(),
               p.node->op_type.c_str(), static_cast<long long>(at.run->run_id),
               at.c->label().c_str());
+  if (!p.group.empty()) {
+    std::printf(
+        "  fused by the platform into one call with %s: the group re-run as one model, "
+        "compared at %s\n",
+        p.group.c_str(), value.c_str());
+  }
   if (r.exact) {
     std::printf("  reproduced bit for bit by %s\n", r.emulator.c_str());
   } else {

@@ -76,6 +76,32 @@ TEST(Onednn, OnnxConv2dTestDataAgrees) {
   EXPECT_LT(max_rel_error(o.outputs[0].tensor, *want), 1e-3);
 }
 
+// oneDNN's batch normalization folds scale / sqrt(var + eps) per channel: the emulator's
+// bn=folded reproduces it bit for bit at every ISA, where the ONNX formula does not.
+TEST(Onednn, BatchNormIsTheFoldedFormulaBitForBit) {
+  GraphBuilder b;
+  b.io(true, "X", {1, 8, 12, 12});
+  b.io(false, "Y", {1, 8, 12, 12});
+  tensor_to_proto(
+      Tensor::from_vector<float>({0.083f, 0.09f, 0.071f, 0.11f, 0.05f, 0.3f, 0.077f, 0.12f}, {8}),
+      "v", b.g->add_initializer());
+  b.node("BatchNormalization", "bn",
+         {"X", b.weight("s", {8}, 2.0f), b.weight("b", {8}, 0.5f), b.weight("m", {8}, 0.5f), "v"},
+         {"Y"});
+  TempDir dir;
+  auto model = load_model(save(b.model, dir.path.string(), "bn.onnx"));
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const std::map<std::string, Tensor> feeds = {
+      {"X", random_uniform_tensor(DType::kFloat32, {1, 8, 12, 12}, 4)}};
+  Outcome folded = run_platform("ref:bn=folded", *model, feeds);
+  Outcome onnx = run_platform("ref", *model, feeds);
+  Outcome dnnl = run_platform("onednn", *model, feeds);
+  ASSERT_TRUE(folded.status.ok() && onnx.status.ok() && dnnl.status.ok())
+      << dnnl.status.to_string();
+  EXPECT_TRUE(dnnl.outputs[0].tensor.bitwise_equal(folded.outputs[0].tensor));
+  EXPECT_FALSE(dnnl.outputs[0].tensor.bitwise_equal(onnx.outputs[0].tensor));
+}
+
 TEST(Onednn, KnobsAreValidated) {
   auto bad = make_backend(*parse_platform_spec("onednn:isa=avx3"));
   ASSERT_FALSE(bad.ok());

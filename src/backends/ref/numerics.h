@@ -28,6 +28,12 @@ struct Numerics {
   bool ftz = false;  // flush denormals to zero on operator inputs and outputs
   NanMode nan = NanMode::kPropagate;
   MathLib math = MathLib::kLibm;
+  // BatchNormalization's formula. onnx: scale * (x - mean) / sqrt(var + eps) + B, as the spec
+  // writes it. folded: (x - mean) * f + B with f = scale / sqrt(var + eps) once per channel, as
+  // oneDNN computes it. affine: x * f + (B - mean * f) with f = (1 / sqrt(var + eps)) * scale, as
+  // ONNX Runtime's CPU kernel computes it. With fma=on the final multiply-add is fused.
+  enum class BnFormula { kOnnx, kFolded, kAffine };
+  BnFormula bn = BnFormula::kOnnx;
   // A real BLAS for fp32 and fp64 GEMM (the `blas` platform): C[MxN] = A[MxK] * B[KxN], row-major
   // with leading dimensions. Empty: our own loops in the stated order. Honoured by MatMul, Gemm and
   // Conv with conv=im2col.

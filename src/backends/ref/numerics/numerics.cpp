@@ -52,6 +52,10 @@ const std::map<std::string, std::string>& numerics_knobs() {
       {"conv", "direct|im2col|winograd2|winograd4|fft (direct): convolution algorithm"},
       {"ftz", "on|off (off): flush denormals to zero on operator inputs and outputs"},
       {"nan", "propagate|ignore (propagate): NaN in Max, Min, MaxPool, Relu, Clip"},
+      {"bn",
+       "onnx|folded|affine (onnx): BatchNormalization as scale*(x-mean)/sqrt(var+eps)+B, as "
+       "(x-mean)*f+B with f=scale/sqrt(var+eps) (oneDNN), or as x*f+(B-mean*f) (ONNX Runtime); "
+       "fma=on fuses the last multiply-add"},
       {"math",
        "libm|sleef-u10|sleef-u35|fast (libm): exp, log, tanh, erf, sigmoid, pow and what builds "
        "on them (sleef-u35 has u35 log and tanh only; exp, expm1, log1p, erf, pow stay u10)"},
@@ -103,6 +107,12 @@ Expected<Numerics> parse_numerics(const std::map<std::string, std::string>& opti
                           pick(key, value,
                                std::map<std::string, NanMode>{{"propagate", NanMode::kPropagate},
                                                               {"ignore", NanMode::kIgnore}}));
+    } else if (key == "bn") {
+      IG_ASSIGN_OR_RETURN(n.bn, pick(key, value,
+                                     std::map<std::string, Numerics::BnFormula>{
+                                         {"onnx", Numerics::BnFormula::kOnnx},
+                                         {"folded", Numerics::BnFormula::kFolded},
+                                         {"affine", Numerics::BnFormula::kAffine}}));
     } else if (key == "math") {
       IG_ASSIGN_OR_RETURN(n.math,
                           pick(key, value,

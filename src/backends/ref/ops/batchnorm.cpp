@@ -77,6 +77,26 @@ Status batch_norm(KernelContext& ctx) {
         IG_RETURN_IF_ERROR(store_param_output(ctx, 2, ctx.input(4).dtype(), {c}, run_var));
     }
     T* py = ctx.output(0, x.dtype(), x.shape()).template data<T>();
+    if (ctx.numerics.bn != Numerics::BnFormula::kOnnx) {
+      // A factor f once per channel, then one multiply-add per element: folded
+      // (x - mean) * f + B with f = scale / sqrt(var + eps) (oneDNN); affine x * f + (B - mean * f)
+      // with f = (1 / sqrt(var + eps)) * scale (ONNX Runtime's Eigen code inverts first).
+      const bool affine = ctx.numerics.bn == Numerics::BnFormula::kAffine;
+      std::vector<C> factor(scale.size()), shift(scale.size());
+      for (size_t k = 0; k < scale.size(); ++k) {
+        const C root = std::sqrt(var[k] + static_cast<C>(eps));
+        factor[k] = affine ? (C{1} / root) * scale[k] : scale[k] / root;
+        shift[k] = affine ? bias[k] - mean[k] * factor[k] : bias[k];
+      }
+      const bool fma = ctx.numerics.acc.fma;
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const int64_t ch = (i / plane) % c;
+        const auto k = static_cast<size_t>(per_element ? ch * plane + i % plane : ch);
+        const C v = affine ? to_compute(px[i]) : to_compute(px[i]) - mean[k];
+        py[i] = from_compute<T>(fma ? std::fma(v, factor[k], shift[k]) : v * factor[k] + shift[k]);
+      }
+      return Status::Ok();
+    }
     for (int64_t i = 0; i < x.numel(); ++i) {
       const int64_t ch = (i / plane) % c;
       const auto k = static_cast<size_t>(per_element ? ch * plane + i % plane : ch);
