@@ -142,34 +142,13 @@ Expected<ExplainProblem> explain_problem(const Store& store, const CaseData& c, 
   p.node = node;
   p.output_index = index;
   IG_ASSIGN_OR_RETURN(p.target, store.tensor(run.values.at(value)));
-  std::map<std::string, TensorKey> graph_inputs;
-  bool graph_inputs_loaded = false;
+  // The one-node model reads its initializers from the values too.
   for (const auto& in : node_reads(*node)) {
     auto init = model.graph.initializers.find(in);
-    if (init != model.graph.initializers.end()) {
-      p.inputs[in] = Value::of(init->second);
-      continue;
-    }
-    auto traced = run.values.find(in);
-    if (traced != run.values.end()) {
-      IG_ASSIGN_OR_RETURN(Tensor t, store.tensor(traced->second));
-      p.inputs[in] = Value::of(std::move(t));
-      continue;
-    }
-    if (!graph_inputs_loaded) {
-      IG_ASSIGN_OR_RETURN(graph_inputs, input_set_keys(store, c.input));
-      graph_inputs_loaded = true;
-    }
-    auto gi = graph_inputs.find(in);
-    if (gi == graph_inputs.end()) {
-      return invalid_argument(
-          "run {} ({}): input '{}' of node '{}' was not captured (study with "
-          "--layers all)",
-          run.run_id, platform, in, node->name);
-    }
-    IG_ASSIGN_OR_RETURN(Tensor t, store.tensor(gi->second));
-    p.inputs[in] = Value::of(std::move(t));
+    if (init != model.graph.initializers.end()) p.inputs[in] = Value::of(init->second);
   }
+  IG_ASSIGN_OR_RETURN(auto entering, entering_values(store, c, run, model, {node}, platform));
+  for (auto& [name, t] : entering) p.inputs[name] = Value::of(std::move(t));
   return p;
 }
 

@@ -206,7 +206,7 @@ TEST(Emulator, BadKnobsAreErrorsListingTheValidOnes) {
   ASSERT_FALSE(key.ok());
   EXPECT_NE(
       key.status().message().find(
-          "unknown key 'simd' (valid: acc, accdtype, conv, dtype, fma, ftz, math, nan, split)"),
+          "unknown key 'simd' (valid: acc, accdtype, bn, conv, dtype, fma, ftz, math, nan, split)"),
       std::string::npos)
       << key.status().message();
 }
