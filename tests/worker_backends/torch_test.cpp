@@ -120,6 +120,47 @@ TEST(Torch, KnobsAreValidated) {
   EXPECT_FALSE(threads.ok());
 }
 
+// ONNX's recurrent node tests: LSTM with ONNX's gate order re-chunked for at::lstm agrees with
+// the stored outputs; what ATen cannot express (peepholes, GRU with linear_before_reset=0,
+// batch-first layout) is refused naming the node.
+TEST(Torch, RecurrentNodeTestsAgreeOrAreRefused) {
+  REQUIRE_TORCH();
+  const std::string root = "/usr/include/onnx/backend/test/data/node/";
+  if (!std::filesystem::exists(root + "test_lstm_defaults")) GTEST_SKIP() << "libonnx-testdata";
+  std::map<std::string, std::string> outcome;
+  for (const char* name :
+       {"test_lstm_defaults", "test_lstm_with_initial_bias", "test_lstm_with_peepholes",
+        "test_lstm_batchwise", "test_gru_defaults", "test_gru_with_initial_bias"}) {
+    const std::string dir = root + name;
+    auto model = load_model(dir + "/model.onnx");
+    ASSERT_TRUE(model.ok()) << name;
+    std::map<std::string, Tensor> feeds;
+    const auto runtime = model->graph.runtime_inputs();
+    for (size_t i = 0; i < runtime.size(); ++i) {
+      auto t = read_tensor_pb(dir + "/test_data_set_0/input_" + std::to_string(i) + ".pb");
+      ASSERT_TRUE(t.ok()) << name;
+      feeds[runtime[i]->name] = *t;
+    }
+    Outcome o = run_platform("torch", *model, feeds);
+    if (!o.status.ok()) {
+      EXPECT_EQ(o.status.code(), StatusCode::kUnsupported) << name << o.status.to_string();
+      outcome[name] = "refused";
+      continue;
+    }
+    for (size_t i = 0; i < o.outputs.size(); ++i) {
+      auto want = read_tensor_pb(dir + "/test_data_set_0/output_" + std::to_string(i) + ".pb");
+      ASSERT_TRUE(want.ok()) << name;
+      EXPECT_LT(max_rel_error(o.outputs[i].tensor, *want), 1e-5) << name << " output " << i;
+    }
+    outcome[name] = "ok";
+  }
+  EXPECT_EQ(outcome["test_lstm_defaults"], "ok");
+  EXPECT_EQ(outcome["test_lstm_with_initial_bias"], "ok");
+  EXPECT_EQ(outcome["test_lstm_with_peepholes"], "refused");
+  EXPECT_EQ(outcome["test_lstm_batchwise"], "refused");
+  EXPECT_EQ(outcome["test_gru_defaults"], "refused");  // linear_before_reset=0
+}
+
 // PyTorch's own exports in the ONNX test data (pytorch-converted, pytorch-operator): every model
 // the platform maps agrees with the stored outputs.
 TEST(Torch, OnnxPytorchTestDataAgrees) {

@@ -7,8 +7,9 @@ namespace ig::torchb {
 const std::vector<OpDef>& ops() {
   static const std::vector<OpDef> all = [] {
     std::vector<OpDef> v;
-    for (const auto* t : {&conv_ops(), &gemm_ops(), &pool_ops(), &norm_ops(), &unary_ops(),
-                          &binary_ops(), &reduce_ops(), &shape_ops(), &resize_ops(), &misc_ops()}) {
+    for (const auto* t :
+         {&conv_ops(), &gemm_ops(), &pool_ops(), &norm_ops(), &unary_ops(), &binary_ops(),
+          &reduce_ops(), &shape_ops(), &resize_ops(), &misc_ops(), &rnn_ops()}) {
       v.insert(v.end(), t->begin(), t->end());
     }
     return v;

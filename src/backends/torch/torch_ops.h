@@ -43,6 +43,7 @@ const std::vector<OpDef>& reduce_ops();
 const std::vector<OpDef>& shape_ops();
 const std::vector<OpDef>& resize_ops();
 const std::vector<OpDef>& misc_ops();
+const std::vector<OpDef>& rnn_ops();
 
 // Shared checks and helpers.
 // kUnsupported when any output after the first is used (ATen returns only the main result).
