@@ -49,10 +49,16 @@ Expected<Worst> worst_error(const RepRun& run, const RepRun& oracle,
     if (ir == run.values.end() || io == oracle.values.end()) continue;
     auto known = memo.find(v);
     if (known == memo.end()) {
-      IG_ASSIGN_OR_RETURN(Tensor t, cache.get(ir->second));
-      IG_ASSIGN_OR_RETURN(Tensor o, cache.get(io->second));
-      const OracleTensorError e = oracle_tensor_error(t, o);
-      known = memo.emplace(v, std::make_pair(e.comparable ? e.error : -1.0, t.dtype())).first;
+      auto& shared = cache.oracle_errors();
+      const auto pair = std::make_pair(ir->second, io->second);
+      auto hit = shared.find(pair);
+      if (hit == shared.end()) {
+        IG_ASSIGN_OR_RETURN(Tensor t, cache.get(ir->second));
+        IG_ASSIGN_OR_RETURN(Tensor o, cache.get(io->second));
+        const OracleTensorError e = oracle_tensor_error(t, o);
+        hit = shared.emplace(pair, std::make_pair(e.comparable ? e.error : -1.0, t.dtype())).first;
+      }
+      known = memo.emplace(v, hit->second).first;
     }
     const auto [error, dtype] = known->second;
     if (error < 0 || error <= w.error) continue;

@@ -78,6 +78,11 @@ Expected<std::vector<SetOrigin>> set_origins(const CaseData& c,
                                              const std::vector<std::string>& platforms,
                                              TensorCache& cache) {
   IG_ASSIGN_OR_RETURN(auto rows, layer_table(c, platforms, cache));
+  return set_origins(c, platforms, rows);
+}
+
+std::vector<SetOrigin> set_origins(const CaseData& c, const std::vector<std::string>& platforms,
+                                   const std::vector<LayerRow>& rows) {
   std::vector<SetOrigin> out;
   for (const auto& row : rows) {
     if (!row.split) continue;

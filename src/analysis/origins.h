@@ -42,5 +42,8 @@ struct SetOrigin {
 Expected<std::vector<SetOrigin>> set_origins(const CaseData& c,
                                              const std::vector<std::string>& platforms,
                                              TensorCache& cache);
+// The same from the case's layer table (layer_table), when the caller has it already.
+std::vector<SetOrigin> set_origins(const CaseData& c, const std::vector<std::string>& platforms,
+                                   const std::vector<LayerRow>& rows);
 
 }  // namespace ig

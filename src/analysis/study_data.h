@@ -73,10 +73,17 @@ class TensorCache {
  public:
   explicit TensorCache(TensorLoader load) : load_(std::move(load)) {}
   Expected<Tensor> get(const TensorKey& key);
+  // Errors against the oracle already computed, by (platform tensor, oracle tensor): compare's
+  // origins and its per-layer errors ask for the same pairs. Value: error (-1 not comparable),
+  // and the platform tensor's dtype.
+  std::map<std::pair<TensorKey, TensorKey>, std::pair<double, DType>>& oracle_errors() {
+    return oracle_errors_;
+  }
 
  private:
   TensorLoader load_;
   std::map<TensorKey, Tensor> cache_;
+  std::map<std::pair<TensorKey, TensorKey>, std::pair<double, DType>> oracle_errors_;
 };
 
 }  // namespace ig

@@ -24,9 +24,9 @@ struct CompareOptions {
 
 // compare --layers' rows: data movement hidden unless all_nodes; each row with every platform's
 // error against the oracle at the node.
-Expected<nlohmann::json> layers_json(const StudyData& study, const CaseData& c, bool all_nodes,
+Expected<nlohmann::json> layers_json(const StudyData& study, const CaseData& c,
+                                     const std::vector<LayerRow>& rows, bool all_nodes,
                                      TensorCache& cache) {
-  IG_ASSIGN_OR_RETURN(auto rows, layer_table(c, study.labels(), cache));
   nlohmann::json out = nlohmann::json::array();
   std::map<std::string, int64_t> hidden;
   for (const auto& r : rows) {
@@ -52,26 +52,24 @@ Status print_compare(const StudyData& study, const CompareOptions& options) {
   j["platforms"] = labels;
   j["cases"] = nlohmann::json::array();
   std::vector<Partition> parts;
+  std::vector<SplitAttribution> attributions;
   for (const auto& c : study.cases) {
     parts.push_back(partition_values(c, labels, c.outputs));
     IG_ASSIGN_OR_RETURN(int rp, set_precision(c, parts.back(), c.outputs, cache));
     nlohmann::json cj = case_json(c, parts.back());
     cj["remaining_precision"] = rp;
     if (layers) {
-      IG_ASSIGN_OR_RETURN(auto lj, layers_json(study, c, options.all_nodes, cache));
+      IG_ASSIGN_OR_RETURN(auto rows, layer_table(c, labels, cache));
+      IG_ASSIGN_OR_RETURN(auto lj, layers_json(study, c, rows, options.all_nodes, cache));
       cj["layers"] = lj["rows"];
       cj["hidden_data_movement"] = lj["hidden"];
+      // The paper's Section 3 table from the specs alone (explain is `infergap attribute`'s).
+      for (auto& a : attribute_splits(set_origins(c, labels, rows))) attributions.push_back(a);
     }
     j["cases"].push_back(cj);
   }
   if (layers) {
-    // The paper's Section 3 table from the specs alone (explain is `infergap attribute`'s).
-    std::vector<SplitAttribution> all;
-    for (const auto& c : study.cases) {
-      IG_ASSIGN_OR_RETURN(auto splits, set_origins(c, labels, cache));
-      for (auto& a : attribute_splits(splits)) all.push_back(std::move(a));
-    }
-    const AttributionTable t = tabulate(all);
+    const AttributionTable t = tabulate(attributions);
     j["attribution"] = {{"per_cause", t.per_cause},
                         {"split_count", t.splits},
                         {"unexplained", t.unexplained},

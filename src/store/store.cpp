@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "store/decoded_references.h"
 #include "store/reference_index.h"
 #include "store/sqlite_util.h"
 #include "tensor/hash.h"
@@ -125,7 +126,9 @@ Expected<std::unique_ptr<Store>> Store::open(const std::string& path) {
 }
 
 // The references of a campaign's recent cases stay in memory; older ones are dropped.
-Store::Store() : references_(std::make_unique<ReferenceIndex>(size_t{256} << 20)) {}
+Store::Store()
+    : references_(std::make_unique<ReferenceIndex>(size_t{256} << 20)),
+      decoded_(std::make_unique<DecodedReferences>(size_t{256} << 20)) {}
 
 Store::~Store() {
   sql::forget_cached(db_);

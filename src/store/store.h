@@ -193,6 +193,10 @@ class Store {
   std::string path_;
   std::string oracle_;  // meta "oracle": its tensors become their values' references
   std::unique_ptr<ReferenceIndex> references_;
+  // References (oracle tensors) decoded and in the dtype of the tensors read against them:
+  // analyses read every platform's tensor of a value against the same reference.
+  struct DecodedReferences;
+  std::unique_ptr<DecodedReferences> decoded_;
 };
 
 // Ok when the store's schema (main, or an attached "src") is kStoreSchemaVersion; otherwise an

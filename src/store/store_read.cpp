@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "store/decoded_references.h"
 #include "store/reference_index.h"
 #include "store/sqlite_util.h"
 #include "store/store.h"
@@ -98,8 +99,9 @@ Expected<Tensor> Store::tensor_at_depth(const TensorKey& key, int depth) const {
   if (depth > kMaxChain)
     return io_error("{}: tensor {} has a reference chain longer than {}", path_, hash, kMaxChain);
   IG_ASSIGN_OR_RETURN(std::string blob, tensor_blob(key));
-  auto t = decode_tensor_blob(
-      blob, key, [&](const TensorKey& ref) { return tensor_at_depth(ref, depth + 1); });
+  auto t = decode_tensor_blob_as(blob, key, [&](const TensorKey& ref, DType dtype) {
+    return decoded_->get(ref, dtype, [&] { return tensor_at_depth(ref, depth + 1); });
+  });
   if (!t.ok()) return t.status().with_context(path_ + ": tensor " + hash);
   if (tensor_hash(*t) != key.hash) return io_error("{}: tensor {} fails its hash", path_, hash);
   return t;

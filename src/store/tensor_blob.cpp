@@ -11,7 +11,8 @@ namespace {
 constexpr char kMagic[3] = {'I', 'G', 'T'};
 constexpr size_t kReferenceBytes = sizeof(uint64_t) + sizeof(int32_t);
 
-// The reference as the tensor's dtype: identical, or a float type rounded (or widened) once.
+}  // namespace
+
 Expected<Tensor> reference_as(const Tensor& reference, DType dtype) {
   if (reference.dtype() == dtype) return reference;
   if (!is_float(reference.dtype()) || !is_float(dtype))
@@ -19,8 +20,6 @@ Expected<Tensor> reference_as(const Tensor& reference, DType dtype) {
                             dtype_name(reference.dtype()), dtype_name(dtype));
   return convert_float_tensor(reference, dtype);
 }
-
-}  // namespace
 
 Expected<std::string> encode_tensor_blob(const Tensor& t, const Tensor* reference,
                                          const TensorKey* reference_key) {
@@ -63,14 +62,22 @@ Expected<TensorBlobHeader> parse_tensor_blob_header(std::string_view blob, const
   return h;
 }
 
-Expected<Tensor> decode_tensor_blob(std::string_view blob, const TensorKey& key,
-                                    const std::function<Expected<Tensor>(const TensorKey&)>& load) {
+Expected<Tensor> decode_tensor_blob_as(std::string_view blob, const TensorKey& key,
+                                       const ReferenceAsLoader& load_as) {
   IG_ASSIGN_OR_RETURN(TensorBlobHeader h, parse_tensor_blob_header(blob, key.shape));
   const std::string_view payload = blob.substr(h.payload);
   if (!h.reference) return decode_tensor_bytes(payload, key.dtype, key.shape, h.codec);
-  IG_ASSIGN_OR_RETURN(Tensor stored, load(*h.reference));
-  IG_ASSIGN_OR_RETURN(Tensor ref, reference_as(stored, key.dtype));
+  IG_ASSIGN_OR_RETURN(Tensor ref, load_as(*h.reference, key.dtype));
   return decode_tensor_bytes(payload, key.dtype, key.shape, h.codec, &ref);
+}
+
+Expected<Tensor> decode_tensor_blob(std::string_view blob, const TensorKey& key,
+                                    const std::function<Expected<Tensor>(const TensorKey&)>& load) {
+  return decode_tensor_blob_as(blob, key,
+                               [&](const TensorKey& ref, DType dtype) -> Expected<Tensor> {
+                                 IG_ASSIGN_OR_RETURN(Tensor stored, load(ref));
+                                 return reference_as(stored, dtype);
+                               });
 }
 
 }  // namespace ig

@@ -31,4 +31,12 @@ Expected<TensorBlobHeader> parse_tensor_blob_header(std::string_view blob, const
 Expected<Tensor> decode_tensor_blob(std::string_view blob, const TensorKey& key,
                                     const std::function<Expected<Tensor>(const TensorKey&)>& load);
 
+// The same, with `load_as` giving the reference already in the tensor's dtype (a caller that
+// decodes many tensors against one reference rounds it once).
+using ReferenceAsLoader = std::function<Expected<Tensor>(const TensorKey& reference, DType dtype)>;
+Expected<Tensor> decode_tensor_blob_as(std::string_view blob, const TensorKey& key,
+                                       const ReferenceAsLoader& load_as);
+// The reference as `dtype`: identical, or a float type rounded (or widened) once.
+Expected<Tensor> reference_as(const Tensor& reference, DType dtype);
+
 }  // namespace ig
