@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <numeric>
 #include <set>
@@ -158,6 +159,15 @@ class Reducer {
     return run_both(model_path_, feeds);
   }
 
+  // The cut run on both platforms with other inputs (its elements zeroed by input reduction).
+  Expected<Difference> test_with_inputs(const Cut& cut, const std::map<std::string, Tensor>& in) {
+    ++tests_;
+    say(fmt::format("test {}: zeroing input elements", tests_));
+    const std::string path = (fs::path(o_.work_dir) / "candidate.onnx").string();
+    IG_RETURN_IF_ERROR(save_model_proto(cut.model, path));
+    return run_both(path, in);
+  }
+
   int64_t tests() const { return tests_; }
   const Difference* whole() const { return &whole_; }
   Difference whole_;
@@ -290,6 +300,51 @@ std::vector<NodeSet> components(const Graph& g, const NodeSet& nodes) {
   return out;
 }
 
+// Zeroes as many elements of the cut's floating inputs as it can while A and B still differ:
+// chunks of the still-nonzero elements, halved each round, at most `budget` runs.
+Expected<Difference> reduce_input_elements(Reducer& r, Reducer::Cut& cut, Difference last,
+                                           int budget) {
+  struct Ref {
+    std::string input;
+    int64_t index;
+  };
+  std::vector<Ref> live;
+  for (const auto& [name, t] : cut.inputs) {
+    if (!is_float(t.dtype())) continue;
+    for (int64_t i = 0; i < t.numel(); ++i)
+      if (t.as_double(i) != 0) live.push_back({name, i});
+  }
+  auto zero = [](Tensor& t, int64_t i) {
+    std::memset(t.raw() + static_cast<size_t>(i) * dtype_size(t.dtype()), 0, dtype_size(t.dtype()));
+  };
+  for (size_t parts = 2; !live.empty() && budget > 0; parts *= 2) {
+    const size_t chunk = std::max<size_t>(1, (live.size() + parts - 1) / parts);
+    std::vector<Ref> kept;
+    for (size_t start = 0; start < live.size(); start += chunk) {
+      const size_t end = std::min(start + chunk, live.size());
+      if (budget <= 0) {
+        kept.insert(kept.end(), live.begin() + static_cast<std::ptrdiff_t>(start), live.end());
+        break;
+      }
+      std::map<std::string, Tensor> trial;
+      for (const auto& [name, t] : cut.inputs) trial[name] = t.clone();
+      for (size_t k = start; k < end; ++k) zero(trial[live[k].input], live[k].index);
+      --budget;
+      IG_ASSIGN_OR_RETURN(Difference d, r.test_with_inputs(cut, trial));
+      if (d.differ) {
+        cut.inputs = std::move(trial);
+        last = d;
+      } else {
+        kept.insert(kept.end(), live.begin() + static_cast<std::ptrdiff_t>(start),
+                    live.begin() + static_cast<std::ptrdiff_t>(end));
+      }
+    }
+    if (chunk == 1) break;
+    live = std::move(kept);
+  }
+  return last;
+}
+
 }  // namespace
 
 Expected<ReduceCriterion> parse_reduce_criterion(const std::string& text) {
@@ -359,6 +414,15 @@ Expected<ReduceResult> reduce_model(const std::string& model_path, const Model& 
   IG_ASSIGN_OR_RETURN(Difference last, r.test(best));
   IG_ASSIGN_OR_RETURN(Reducer::Cut cut, r.cut_of(best));
   if (!last.differ || !cut.ok) return internal_error("reduce lost the difference it had found");
+  if (options.input_budget > 0) {
+    IG_ASSIGN_OR_RETURN(last, reduce_input_elements(r, cut, last, options.input_budget));
+    for (const auto& [name, t] : cut.inputs) {
+      int64_t nonzero = 0;
+      if (is_float(t.dtype()))
+        for (int64_t i = 0; i < t.numel(); ++i) nonzero += t.as_double(i) != 0;
+      result.input_elements[name] = {nonzero, t.numel()};
+    }
+  }
   for (size_t i : best) {
     result.nodes.push_back(g.nodes[i].name.empty() ? "#" + std::to_string(i) : g.nodes[i].name);
     result.ops.push_back(g.nodes[i].op_type);

@@ -29,6 +29,9 @@ struct ReduceOptions {
   double timeout_seconds = 300;
   uint64_t max_memory_bytes = 0;
   std::string work_dir;  // candidate models are written here
+  // After the nodes: zero as many elements of the reduced model's floating inputs as possible
+  // while A and B still differ, in at most this many runs (0: leave the inputs as captured).
+  int input_budget = 0;
   std::function<void(const std::string&)> progress;
 };
 
@@ -39,6 +42,8 @@ struct ReduceResult {
   std::map<std::string, Tensor> inputs;  // its graph inputs
   std::vector<std::string> outputs;      // its graph outputs
   std::string a_vs_b;                    // how A and B differ on it, in words
+  // With input_budget: per input, nonzero elements left and elements in all.
+  std::map<std::string, std::pair<int64_t, int64_t>> input_elements;
   int64_t original_nodes = 0;
   int64_t tests = 0;  // candidate models run (each on A and B)
 };

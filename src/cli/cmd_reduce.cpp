@@ -28,6 +28,7 @@ struct ReduceArgs {
   std::string criterion = "bitwise", capture_from = "ref";
   double rtol = 1e-5, atol = 1e-6;
   uint64_t seed = 0;
+  int input_budget = 0;
   LimitArgs limits;
   bool json = false;
 };
@@ -59,6 +60,7 @@ int run_reduce(const ReduceArgs& a) {
   o.criterion = *criterion;
   o.rtol = a.rtol;
   o.atol = a.atol;
+  o.input_budget = a.input_budget;
   std::vector<std::string> specs;
   for (const auto& p : a.platforms) {
     auto spec = parse_platform_spec(p);
@@ -149,7 +151,11 @@ int run_reduce(const ReduceArgs& a) {
                    {"outputs", result->outputs},
                    {"a_vs_b", result->a_vs_b},
                    {"tests", result->tests},
+                   {"input_elements", nlohmann::json::object()},
                    {"repro", repro}};
+  for (const auto& [name, counts] : result->input_elements) {
+    j["input_elements"][name] = {{"nonzero", counts.first}, {"total", counts.second}};
+  }
   if (a.json) {
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
@@ -160,6 +166,10 @@ int run_reduce(const ReduceArgs& a) {
               reduce_criterion_name(o.criterion), result->a_vs_b.c_str());
   for (size_t i = 0; i < result->nodes.size(); ++i) {
     std::printf("  %s (%s)\n", result->nodes[i].c_str(), result->ops[i].c_str());
+  }
+  for (const auto& [name, counts] : result->input_elements) {
+    std::printf("  input %s: %lld of %lld elements left nonzero\n", name.c_str(),
+                static_cast<long long>(counts.first), static_cast<long long>(counts.second));
   }
   std::printf("wrote %s, %zu input(s) in %s\nrepro: %s\n", reduced.c_str(), result->inputs.size(),
               (dir / "inputs").string().c_str(), repro.c_str());
@@ -189,6 +199,10 @@ void add_reduce_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--capture-from", args->capture_from,
                   "Platform whose run of the whole model gives the values entering each cut")
       ->capture_default_str();
+  cmd->add_option("--reduce-inputs", args->input_budget,
+                  "Then zero as many input elements of the reduced model as possible while A and "
+                  "B still differ, in at most N more runs")
+      ->check(CLI::Range(0, 100000));
   cmd->add_option("-o,--out", args->out, "Folder for reduced.onnx, inputs/ and repro.sh")
       ->required();
   add_limit_options(cmd, &args->limits);

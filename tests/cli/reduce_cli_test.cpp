@@ -83,6 +83,19 @@ TEST(ReduceCli, AFusionReducesToTheNodesItFuses) {
   EXPECT_EQ(j["ops"], nlohmann::json({"Pad", "MaxPool"})) << j.dump();
   EXPECT_NE(j["a_vs_b"].get<std::string>().find("q: "), std::string::npos) << j.dump();
   expect_still_differs(j);
+
+  // Then the input's elements: most zeroed, the written input still shows the difference.
+  const auto k = reduce_json(model +
+                             " -p ort:opt=all -p ort:opt=disabled --criterion tolerance "
+                             "--rtol 1e-3 --atol 1e-4 --reduce-inputs 30 -o " +
+                             dir.file("out2"));
+  ASSERT_FALSE(k.is_discarded());
+  ASSERT_EQ(k["input_elements"].size(), 1u) << k.dump();
+  const auto& counts = k["input_elements"].begin().value();
+  EXPECT_EQ(counts["total"], 4 * 16 * 16);
+  EXPECT_LT(counts["nonzero"].get<int>(), 4 * 16 * 16 / 4) << k.dump();
+  EXPECT_GT(counts["nonzero"].get<int>(), 0);
+  expect_still_differs(k);
 }
 
 // Control flow: an If whose branch does the long sum is kept whole, its branch reading a value of
