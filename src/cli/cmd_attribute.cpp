@@ -137,11 +137,16 @@ Status run_attribute(const AttributeArgs& args) {
                 a.causes.empty() ? "no cause found" : join(a.causes, ", ").c_str(),
                 a.source == "explain" ? " (explain)" : "");
   }
-  std::printf("Splits per cause (a split with two causes counts for both):\n");
+  if (table.splits > 0)
+    std::printf("Splits per cause (a split with two causes counts for both):\n");
   for (const auto& [cause, n] : table.per_cause) {
     std::printf("  %-20s %lld\n", cause.c_str(), static_cast<long long>(n));
   }
-  if (table.unexplained == 0) {
+  if (table.splits == 0) {
+    std::printf(
+        "No class splits at any captured node (a study with --layers all captures every "
+        "node; one platform, or platforms that agree everywhere, give none).\n");
+  } else if (table.unexplained == 0) {
     std::printf("Every split has a cause.\n");
   } else {
     std::printf("%lld split(s) without a cause.\n", static_cast<long long>(table.unexplained));
