@@ -9,6 +9,7 @@
 #include "platform/registry.h"
 #include "platform/spec.h"
 #include "tensor/convert.h"
+#include "tensor/hash.h"
 
 namespace ig {
 
@@ -74,6 +75,7 @@ ExplainTrial run_trial(const ExplainProblem& p, const Knobs& knobs) {
     return t;
   }
   t.exact = c.identical;
+  t.hash = tensor_hash(y);
   t.remaining_precision = c.remaining_precision;
   t.differing = c.differing;
   return t;
@@ -91,12 +93,24 @@ bool better(const ExplainTrial& a, const ExplainTrial& b) {
 // Every combination of the combinable knobs, ranked by how well each of its values did alone.
 std::vector<Knobs> ranked_combinations(const NodeTraits& traits,
                                        const std::map<Knobs, ExplainTrial>& single) {
+  // A value that alone left the reference's bits unchanged does nothing for this node (an order
+  // over sums shorter than its lanes, FMA where nothing multiplies): combining it only repeats
+  // the reference, so it is left out; its knob keeps its default.
+  auto reference = single.find(Knobs{});
+  auto has_effect = [&](const std::string& key, const std::string& value) {
+    const Knobs alone = canonical({{key, value}});
+    if (alone.empty()) return true;  // the default itself
+    auto it = single.find(alone);
+    if (it == single.end() || reference == single.end()) return true;
+    return !it->second.error.empty() || it->second.hash != reference->second.hash;
+  };
   const auto space = combinable_knobs(traits);
   std::vector<Knobs> combos = {{}};
   for (const auto& [key, values] : space) {
     std::vector<Knobs> next;
     for (const auto& c : combos) {
       for (const auto& v : values) {
+        if (!has_effect(key, v)) continue;
         Knobs k = c;
         k[key] = v;
         next.push_back(k);

@@ -21,6 +21,7 @@ struct ExplainTrial {
   int remaining_precision = -1;  // against the platform's output; -1 when it failed
   int64_t differing = 0;         // elements whose bits differ
   bool exact = false;
+  uint64_t hash = 0;  // of the emulator's output: equal hashes, equal bits
   std::string error;  // the emulator refused this configuration (e.g. winograd on a 1x1 conv)
 };
 

@@ -120,9 +120,10 @@ Status run_explain(const ExplainArgs& a) {
   }
   std::string causes;
   for (const auto& c : r.causes) causes += (causes.empty() ? "" : ", ") + c;
-  std::printf("  cause: %s\n", causes.empty() ? "none (the reference's own order: sequential sums, "
-                                                "no FMA)"
-                                              : causes.c_str());
+  const char* no_cause = r.exact ? "none (the reference's own order: sequential sums, no FMA)"
+                                 : "not found (no configuration came closer than the "
+                                   "reference's own order)";
+  std::printf("  cause: %s\n", causes.empty() ? no_cause : causes.c_str());
   std::printf("  %zu configurations tried\n", r.tried.size());
   return Status::Ok();
 }
