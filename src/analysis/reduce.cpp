@@ -100,7 +100,7 @@ class Reducer {
     if (cut.ok) {
       ++tests_;
       say(fmt::format("test {}: {} node(s)", tests_, nodes.size()));
-      IG_ASSIGN_OR_RETURN(d, run_both(cut));
+      IG_ASSIGN_OR_RETURN(d, run_cut(cut, cut.inputs));
     }
     cache_[nodes] = d;
     return d;
@@ -163,20 +163,17 @@ class Reducer {
   Expected<Difference> test_with_inputs(const Cut& cut, const std::map<std::string, Tensor>& in) {
     ++tests_;
     say(fmt::format("test {}: zeroing input elements", tests_));
-    const std::string path = (fs::path(o_.work_dir) / "candidate.onnx").string();
-    IG_RETURN_IF_ERROR(save_model_proto(cut.model, path));
-    return run_both(path, in);
+    return run_cut(cut, in);
   }
 
   int64_t tests() const { return tests_; }
-  const Difference* whole() const { return &whole_; }
-  Difference whole_;
 
  private:
-  Expected<Difference> run_both(const Cut& cut) {
+  // The cut's model, written for the workers, run on both platforms with `inputs`.
+  Expected<Difference> run_cut(const Cut& cut, const std::map<std::string, Tensor>& inputs) {
     const std::string path = (fs::path(o_.work_dir) / "candidate.onnx").string();
     IG_RETURN_IF_ERROR(save_model_proto(cut.model, path));
-    return run_both(path, cut.inputs);
+    return run_both(path, inputs);
   }
 
   Expected<Difference> run_both(const std::string& path,

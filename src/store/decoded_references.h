@@ -38,12 +38,6 @@ struct Store::DecodedReferences {
     return as;
   }
 
-  void clear() {
-    std::lock_guard<std::mutex> lock(mu_);
-    cache_.clear();
-    bytes_ = 0;
-  }
-
  private:
   size_t max_bytes_;
   size_t bytes_ = 0;

@@ -27,6 +27,19 @@ Expected<const Tensor*> RunValues::input(const Node& node, const std::string& na
   return &v->tensor;
 }
 
+Expected<std::vector<const Tensor*>> RunValues::inputs(const Node& node) {
+  std::vector<const Tensor*> out;
+  for (const auto& name : node.inputs) {
+    if (name.empty()) {
+      out.push_back(nullptr);
+      continue;
+    }
+    IG_ASSIGN_OR_RETURN(const Tensor* t, input(node, name));
+    out.push_back(t);
+  }
+  return out;
+}
+
 const NodeGroups& LibraryRun::groups() const {
   static const NodeGroups kNone;
   return kNone;

@@ -36,6 +36,8 @@ class RunValues {
   Expected<const Value*> host(const std::string& name);
   // What `node` reads as input `name`, on the host; the errors name the node.
   Expected<const Tensor*> input(const Node& node, const std::string& name);
+  // Every input of `node` in order, nullptr for a missing optional one.
+  Expected<std::vector<const Tensor*>> inputs(const Node& node);
   const std::unordered_map<std::string, Value>& on_host() const { return host_; }
 
  private:

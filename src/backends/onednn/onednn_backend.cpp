@@ -66,14 +66,7 @@ class OnednnRun : public LibraryRun {
   Expected<OpResult> run_native(const Node& node, RunValues& values,
                                 const std::vector<PostOp>& post) {
     onednn::OpInputs x{node, model_.opset_for(node.domain), {}};
-    for (const auto& in : node.inputs) {
-      if (in.empty()) {
-        x.in.push_back(nullptr);
-        continue;
-      }
-      IG_ASSIGN_OR_RETURN(const Tensor* t, values.input(node, in));
-      x.in.push_back(t);
-    }
+    IG_ASSIGN_OR_RETURN(x.in, values.inputs(node));
     IG_ASSIGN_OR_RETURN(const onednn::OpDef* def,
                         backend_.table_entry(onednn::ops(), node, model_));
     ctx_.cache.key = ctx_.cache.enabled ? cache_key(x, post) : "";

@@ -18,14 +18,17 @@ class TorchRun : public LibraryRun {
 
   Expected<NativeOutputs> run_node(const Node& node, RunValues& values) override {
     torchb::OpInputs x{node, model_.opset_for(node.domain), {}};
-    for (const auto& in : node.inputs) {
-      if (in.empty()) {
+    IG_ASSIGN_OR_RETURN(auto inputs, values.inputs(node));
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i]) {
         x.in.emplace_back();
         continue;
       }
-      IG_ASSIGN_OR_RETURN(const Tensor* t, values.input(node, in));
-      auto a = torchb::to_aten(*t);
-      if (!a.ok()) return unsupported("{}: input '{}': {}", node.label(), in, a.status().message());
+      auto a = torchb::to_aten(*inputs[i]);
+      if (!a.ok()) {
+        return unsupported("{}: input '{}': {}", node.label(), node.inputs[i],
+                           a.status().message());
+      }
       x.in.push_back(std::move(*a));
     }
     IG_ASSIGN_OR_RETURN(const torchb::OpDef* def,

@@ -51,6 +51,8 @@ Status only_first_output(const Node& node, const Model& model);
 // `r` when its first output's spatial dims are `out` (ONNX's window arithmetic); otherwise
 // kUnsupported, since ATen then computed a different window than the node declares.
 Expected<OpResult> expect_spatial(const OpInputs& x, OpResult r, const std::vector<int64_t>& out);
+// The dims of an ATen tensor as an infergap Shape.
+inline Shape shape_of(const at::Tensor& t) { return Shape(t.sizes().begin(), t.sizes().end()); }
 // Integer list of a constant input (an initializer or a Constant node's value) or attribute.
 std::vector<int64_t> int_list(const at::Tensor& t);
 // Axes normalised into [0, rank).

@@ -7,8 +7,6 @@ namespace ig::torchb {
 
 namespace {
 
-Shape shape_of(const at::Tensor& t) { return Shape(t.sizes().begin(), t.sizes().end()); }
-
 // ATen pads symmetrically; uneven ONNX padding (SAME_UPPER with an even kernel, explicit pads) is
 // applied first with constant_pad_nd, as PyTorch users do for TF-style padding.
 at::Tensor pad_uneven(const at::Tensor& x, const Window& w, std::vector<int64_t>& padding,

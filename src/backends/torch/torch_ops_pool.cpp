@@ -9,8 +9,6 @@ namespace ig::torchb {
 
 namespace {
 
-Shape shape_of(const at::Tensor& t) { return Shape(t.sizes().begin(), t.sizes().end()); }
-
 Status check_pool(const Node& node, const Model& model) {
   IG_RETURN_IF_ERROR(only_first_output(node, model));
   const size_t nd = node.attr_ints("kernel_shape").size();

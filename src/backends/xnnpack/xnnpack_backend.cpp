@@ -14,14 +14,7 @@ class XnnpackRun : public LibraryRun {
 
   Expected<NativeOutputs> run_node(const Node& node, RunValues& values) override {
     xnnpack::OpInputs x{node, model_.opset_for(node.domain), {}};
-    for (const auto& in : node.inputs) {
-      if (in.empty()) {
-        x.in.push_back(nullptr);
-        continue;
-      }
-      IG_ASSIGN_OR_RETURN(const Tensor* t, values.input(node, in));
-      x.in.push_back(t);
-    }
+    IG_ASSIGN_OR_RETURN(x.in, values.inputs(node));
     IG_ASSIGN_OR_RETURN(const xnnpack::OpDef* def,
                         backend_.table_entry(xnnpack::ops(), node, model_));
     IG_ASSIGN_OR_RETURN(xnnpack::OpResult r, def->run(ctx_, x));
