@@ -12,11 +12,13 @@
 #include "analysis/campaign.h"
 #include "cli/campaign_print.h"
 #include "cli/commands.h"
+#include "cli/fleet_plan.h"
 #include "cli/input_options.h"
 #include "cli/progress.h"
 #include "cli/study_setup.h"
 #include "inputs/variant_inputs.h"
 #include "report/report.h"
+#include "store/pg_store.h"
 #include "study/campaign.h"
 
 namespace ig::cli {
@@ -42,6 +44,7 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     int jobs = 0;
     uint64_t seed = 0;
     CampaignAnalysisOptions analysis;
+    PlanArgs plan;
     bool json = false, no_report = false;
   };
   auto a = std::make_shared<Args>();
@@ -51,7 +54,10 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
       ->required();
   cmd->add_option("-p,--platform", a->platforms, "Platform spec (repeatable)");
   cmd->add_option("--preset", a->presets, "Platforms of a preset that this host can run");
-  cmd->add_option("--store", a->store, "Campaign store (SQLite; resumes)")->capture_default_str();
+  cmd->add_option("--store", a->store,
+                  "Campaign store (SQLite; resumes), or postgresql://user@host/db (a fleet's)")
+      ->capture_default_str();
+  add_plan_options(cmd, &a->plan);
   cmd->add_option("--shard", a->shard,
                   "I/N: run only variants whose content hash is I modulo N (job arrays)")
       ->capture_default_str();
@@ -78,6 +84,7 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
       std::fprintf(stderr, "infergap campaign: %s\n", st.message().c_str());
       exit_code = kExitBadInput;
     };
+    if (register_fleet_plan("campaign", a->store, a->plan, a->json, exit_code)) return;
     int shard = 0, shards = 1;
     if (std::sscanf(a->shard.c_str(), "%d/%d", &shard, &shards) != 2)
       return fail(invalid_argument("--shard '{}': expected I/N", a->shard));
@@ -123,6 +130,7 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     });
     bar->finish();
     if (!summary.ok()) return fail(summary.status());
+    if (Status st = (*store)->push_to_remote(); !st.ok()) return fail(st);
     a->analysis.oracle = summary->runs.oracle;
     const TraceSummary& traced = summary->layers;
     using Clock = std::chrono::steady_clock;
@@ -134,7 +142,7 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     const double analysis_seconds = seconds_since(t_analysis);
     if (!analysis.ok()) return fail(analysis.status());
     nlohmann::json j{
-        {"store", a->store},
+        {"store", redact_url(a->store)},
         {"shard", a->shard},
         {"variants", models->size()},
         {"host", summary->runs.host},
@@ -156,14 +164,16 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
           {"analysis", analysis_seconds},
           {"per_run_ms", per_run_ms(summary->runs)}}},
         {"analysis", *analysis}};
-    if (!a->no_report) write_report_beside_store(**store, a->store, "campaign", j);
+    if (!a->no_report && (*store)->remote().empty())
+      write_report_beside_store(**store, a->store, "campaign", j);
     if (a->json) {
       std::printf("%s\n", j.dump(2).c_str());
     } else {
       std::printf(
           "%s: %zu variants, %lld runs executed, %lld already stored, %lld rerun with "
           "every layer\n",
-          a->store.c_str(), models->size(), static_cast<long long>(summary->runs.executed),
+          redact_url(a->store).c_str(), models->size(),
+          static_cast<long long>(summary->runs.executed),
           static_cast<long long>(summary->runs.skipped), static_cast<long long>(traced.traced));
       print_campaign_tables(*analysis);
     }

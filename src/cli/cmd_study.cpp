@@ -10,11 +10,13 @@
 
 #include "analysis/self_check_plan.h"
 #include "cli/commands.h"
+#include "cli/fleet_plan.h"
 #include "cli/input_options.h"
 #include "cli/limit_options.h"
 #include "cli/progress.h"
 #include "cli/study_setup.h"
 #include "report/report.h"
+#include "store/pg_store.h"
 #include "study/self_check.h"
 #include "study/study.h"
 #include "worker/probe.h"
@@ -46,6 +48,8 @@ void add_study_command(CLI::App& app, int& exit_code) {
     std::string layers = "all";
     std::string store = "infergap-study.db";
     std::vector<std::string> presets;
+    std::string shard = "0/1";
+    PlanArgs plan;
     LimitArgs limits;
     bool json = false, no_report = false, no_self_check = false;
   };
@@ -75,7 +79,13 @@ void add_study_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--layers", args->layers, "Capture every node's output or only graph outputs")
       ->check(CLI::IsMember({"all", "outputs"}))
       ->capture_default_str();
-  cmd->add_option("--store", args->store, "Study store (SQLite file)")->capture_default_str();
+  cmd->add_option("--store", args->store,
+                  "Study store: a SQLite file, or postgresql://user@host/db (a fleet's)")
+      ->capture_default_str();
+  cmd->add_option("--shard", args->shard,
+                  "I/N: run only the cases (model x input set) whose index is I modulo N")
+      ->capture_default_str();
+  add_plan_options(cmd, &args->plan);
   cmd->add_option("--host-tag", args->opt.host_tag,
                   "Added to the host fingerprint, to tell apart identical machines");
   cmd->add_flag("--no-report", args->no_report,
@@ -87,6 +97,12 @@ void add_study_command(CLI::App& app, int& exit_code) {
   add_limit_options(cmd, &args->limits);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->callback([args, &exit_code] {
+    if (register_fleet_plan("study", args->store, args->plan, args->json, exit_code)) return;
+    if (std::sscanf(args->shard.c_str(), "%d/%d", &args->opt.shard, &args->opt.shards) != 2) {
+      std::fprintf(stderr, "infergap study: --shard '%s': expected I/N\n", args->shard.c_str());
+      exit_code = kExitBadInput;
+      return;
+    }
     args->opt.timeout_seconds = args->limits.timeout;
     args->opt.max_memory_bytes = args->limits.max_memory_bytes();
     args->opt.all_layers = args->layers == "all";
@@ -105,7 +121,10 @@ void add_study_command(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
     };
     if (args->opt.models.empty()) {
-      const std::string work_dir = fs::path(args->store).replace_extension("").string();
+      // Beside a SQLite store; in the current folder for a PostgreSQL one.
+      const std::string work_dir = is_postgres_url(args->store)
+                                       ? std::string("infergap-default-study")
+                                       : fs::path(args->store).replace_extension("").string();
       if (Status st = apply_default_study(work_dir, args->opt); !st.ok()) return fail(st);
       if (!args->json) {
         std::fprintf(stderr,
@@ -132,7 +151,7 @@ void add_study_command(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    nlohmann::json j{{"store", args->store},
+    nlohmann::json j{{"store", redact_url(args->store)},
                      {"host", summary->host},
                      {"oracle", summary->oracle},
                      {"runs_total", summary->total},
@@ -147,12 +166,14 @@ void add_study_command(CLI::App& app, int& exit_code) {
                           {"executed", checks->executed},
                           {"skipped", checks->skipped}};
     }
-    if (!args->no_report) write_report_beside_store(**store, args->store, "study", j);
+    if (Status st = (*store)->push_to_remote(); !st.ok()) return fail(st);
+    if (!args->no_report && (*store)->remote().empty())
+      write_report_beside_store(**store, args->store, "study", j);
     if (args->json) {
       std::printf("%s\n", j.dump(2).c_str());
     } else {
-      std::printf("%s: %lld runs executed, %lld already stored (host %s)\n", args->store.c_str(),
-                  static_cast<long long>(summary->executed),
+      std::printf("%s: %lld runs executed, %lld already stored (host %s)\n",
+                  redact_url(args->store).c_str(), static_cast<long long>(summary->executed),
                   static_cast<long long>(summary->skipped), summary->host.c_str());
       if (j.contains("report")) std::printf("report: %s\n", j["report"].get<std::string>().c_str());
       if (j.contains("self_checks") && j["self_checks"]["requested"].get<int64_t>() > 0)
@@ -175,8 +196,11 @@ void add_merge_command(CLI::App& app, int& exit_code) {
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("merge", "Union study stores (from different machines)");
-  cmd->add_option("stores", args->sources, "Stores to merge")->required();
-  cmd->add_option("-o,--output", args->output, "Merged store (created or extended)")->required();
+  cmd->add_option("stores", args->sources, "Stores to merge (SQLite files or postgresql:// URLs)")
+      ->required();
+  cmd->add_option("-o,--output", args->output,
+                  "Merged store (created or extended): a SQLite file or a postgresql:// URL")
+      ->required();
   cmd->add_flag("--json", args->json, "Print counts as JSON");
   cmd->callback([args, &exit_code] {
     auto fail = [&](const Status& st) {
@@ -186,10 +210,18 @@ void add_merge_command(CLI::App& app, int& exit_code) {
     auto out = Store::open(args->output);
     if (!out.ok()) return fail(out.status());
     for (const auto& src : args->sources) {
-      Status st = (*out)->merge_from(src);
+      // A PostgreSQL source is merged from its snapshot; a PostgreSQL output gets the union.
+      std::unique_ptr<Store> snapshot;
+      if (is_postgres_url(src)) {
+        auto opened = Store::open(src);
+        if (!opened.ok()) return fail(opened.status());
+        snapshot = std::move(*opened);
+      }
+      Status st = (*out)->merge_from(snapshot ? snapshot->path() : src);
       if (!st.ok()) return fail(st);
     }
-    nlohmann::json j{{"output", args->output}};
+    if (Status st = (*out)->push_to_remote(); !st.ok()) return fail(st);
+    nlohmann::json j{{"output", redact_url(args->output)}};
     for (const char* table : {"hosts", "platforms", "models", "inputs", "runs", "tensors"}) {
       auto n = (*out)->count(table);
       if (!n.ok()) return fail(n.status());
@@ -198,7 +230,8 @@ void add_merge_command(CLI::App& app, int& exit_code) {
     if (args->json) {
       std::printf("%s\n", j.dump(2).c_str());
     } else {
-      std::printf("%s: %lld hosts, %lld runs, %lld distinct tensors\n", args->output.c_str(),
+      std::printf("%s: %lld hosts, %lld runs, %lld distinct tensors\n",
+                  redact_url(args->output).c_str(),
                   static_cast<long long>(j["hosts"].get<int64_t>()),
                   static_cast<long long>(j["runs"].get<int64_t>()),
                   static_cast<long long>(j["tensors"].get<int64_t>()));

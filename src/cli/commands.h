@@ -2,6 +2,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 namespace ig::cli {
 
@@ -26,6 +28,13 @@ void add_import_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);
 void add_attribute_command(CLI::App& app, int& exit_code);
 void add_reduce_command(CLI::App& app, int& exit_code);
+void add_work_command(CLI::App& app, int& exit_code);
+void add_status_command(CLI::App& app, int& exit_code);
+
+// The command line as given (main records it): a fleet plan keeps a command's own arguments, and
+// `work` runs jobs with this executable.
+void set_invocation(int argc, char** argv);
+const std::vector<std::string>& invocation();
 
 // Exit codes: 0 ok, 1 the job ran but something failed (a platform, a case), 2 bad usage or input.
 inline constexpr int kExitOk = 0;

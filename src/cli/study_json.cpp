@@ -5,11 +5,14 @@
 #include <filesystem>
 #include <map>
 
+#include "store/pg_store.h"
+
 namespace ig::cli {
 
 Expected<std::unique_ptr<Store>> open_existing_store(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return not_found("{}: no such store", path);
+  if (!is_postgres_url(path) && !std::filesystem::is_regular_file(path, ec))
+    return not_found("{}: no such store", path);
   return Store::open(path);
 }
 

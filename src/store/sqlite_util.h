@@ -97,6 +97,7 @@ class Stmt {
                            static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
              : std::string();
   }
+  bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
   double real(int col) const { return sqlite3_column_double(stmt_, col); }
   std::string_view blob(int col) const {

@@ -3,8 +3,10 @@
 #include <sqlite3.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "store/decoded_references.h"
+#include "store/pg_store.h"
 #include "store/reference_index.h"
 #include "store/sqlite_util.h"
 #include "tensor/hash.h"
@@ -97,6 +99,7 @@ Expected<Shape> parse_shape_json(const std::string& text) {
 }
 
 Expected<std::unique_ptr<Store>> Store::open(const std::string& path) {
+  if (is_postgres_url(path)) return open_remote(path);
   std::unique_ptr<Store> s(new Store());
   s->path_ = path;
   if (sqlite3_open_v2(path.c_str(), &s->db_,
@@ -133,6 +136,8 @@ Store::Store()
 Store::~Store() {
   sql::forget_cached(db_);
   sqlite3_close_v2(db_);
+  if (!remote_.empty())
+    for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path_ + suffix).c_str());
 }
 
 Expected<bool> Store::has_table(const std::string& name, const std::string& schema) const {

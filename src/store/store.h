@@ -115,12 +115,19 @@ inline constexpr int kStoreSchemaVersion = 4;
 
 class Store {
  public:
-  // Opens (creating if needed) the store at `path`.
+  // Opens (creating if needed) the store at `path`. A postgresql:// URL opens a snapshot of that
+  // store pulled into a temporary SQLite file (store/pg_store.h), removed when the Store closes;
+  // push_to_remote() copies what was added to it back.
   static Expected<std::unique_ptr<Store>> open(const std::string& path);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
   const std::string& path() const { return path_; }
+  // The postgresql:// URL this store is a snapshot of ("" for a plain SQLite store).
+  const std::string& remote() const { return remote_; }
+  // Copies this snapshot's rows into its PostgreSQL store in one transaction (runs by key,
+  // tensors by content: rows already there are kept). No-op for a plain SQLite store.
+  Status push_to_remote();
 
   Status put_host(const StoredHost& host);
   // A spec may be recorded twice on a host: as a compared platform and as the oracle.
@@ -189,8 +196,10 @@ class Store {
                        const RunKey& key);
   // One run's rows, inside the caller's transaction.
   Expected<bool> write_run(const RunKey& key, const RunResult& result);
+  static Expected<std::unique_ptr<Store>> open_remote(const std::string& url);
   sqlite3* db_ = nullptr;
   std::string path_;
+  std::string remote_;  // postgresql:// URL when path_ is a temporary snapshot of it
   std::string oracle_;  // meta "oracle": its tensors become their values' references
   std::unique_ptr<ReferenceIndex> references_;
   // References (oracle tensors) decoded and in the dtype of the tensors read against them:

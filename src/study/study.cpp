@@ -188,6 +188,9 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
   if (options.platforms.empty()) return invalid_argument("study: no platform (-p)");
   if (options.repeat < 1) return invalid_argument("study: --repeat must be at least 1");
   if (options.input_sets < 1) return invalid_argument("study: --inputs must be at least 1");
+  if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards)
+    return invalid_argument("study: --shard {}/{}: needs 0 <= I < N", options.shard,
+                            options.shards);
   // Canonical spec strings, so `ref:b=1,a=2` and `ref:a=2,b=1` are one platform.
   std::vector<std::string> platforms;
   for (const auto& p : options.platforms) {
@@ -266,8 +269,10 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
   for (const auto& in : input_rows) IG_RETURN_IF_ERROR(store.put_input(in.stored, in.tensors));
   input_rows.clear();
   std::vector<Job> jobs;
+  int64_t case_index = 0;
   for (const auto& m : models) {
     for (const auto& in : m.inputs) {
+      if (case_index++ % options.shards != options.shard) continue;
       // An oracle that is also a compared platform shares that platform's repetition 0.
       const bool shared = std::find(platforms.begin(), platforms.end(), oracle) != platforms.end();
       if (!oracle.empty() && !shared) jobs.push_back({&m, &in, oracle, 0});

@@ -42,6 +42,9 @@ struct StudyOptions {
   // --shape NAME=DIMS and --dim SYMBOL=SIZE (inputs/inputs.h), applied to every model they fit;
   // one that fits no model is an error.
   std::vector<std::string> shapes, dims;
+  // Runs only the cases (model x input set, counted in order) whose index is shard modulo shards:
+  // a job of a fleet plan, or of a job array.
+  int shard = 0, shards = 1;
 };
 
 struct StudyProgress {

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""The fleet against a real PostgreSQL server (ctest label `fleet`).
+
+Starts its own server (tests/support/pg_server.py), then checks: bad URLs, wrong credentials and a
+store of another schema version fail with exit 2 and the password redacted; a study plan run by
+three concurrent `infergap work` processes, one SIGKILLed mid-job, stores every run exactly once
+with intact rows and the same tensors (hashes) as the same study run into SQLite; `status`
+reports it; the Slurm array script runs a campaign plan when executed without Slurm.
+"""
+import argparse
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from pg_server import PASSWORD, PgServer  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PLATFORMS = ["-p", "ref", "-p", "ref:acc=lanes8"]
+CASES = 12
+SHARDS = 4
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def cli(args, **kw):
+    return subprocess.run([CLI] + args, capture_output=True, text=True, **kw)
+
+
+def json_of(r, what):
+    if r.returncode not in (0, 1):
+        raise SystemExit(f"{what}: exit {r.returncode}\n{r.stderr}")
+    return json.loads(r.stdout)
+
+
+def bad_input(pg):
+    unreachable = f"postgresql://infergap:{PASSWORD}@/postgres?host=/nonexistent-dir&port=1"
+    r = cli(["status", "--store", unreachable])
+    check(r.returncode == 2, f"unreachable server: exit 2 (got {r.returncode})")
+    check("cannot connect to postgresql://infergap:***@" in r.stderr and PASSWORD not in r.stderr,
+          "unreachable server: the error names the URL with the password redacted: "
+          + r.stderr.strip()[:160])
+    wrong = pg.url(password="hunter2-wrong")
+    r = cli(["compare", "--store", wrong])
+    check(r.returncode == 2 and "password authentication failed" in r.stderr
+          and "hunter2-wrong" not in r.stderr and "***" in r.stderr,
+          "wrong credentials: exit 2, named, redacted: " + r.stderr.strip()[:160])
+    old = pg.createdb("old_version")
+    pg.psql("old_version", "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+            "INSERT INTO meta VALUES('schema_version', '3')")
+    r = cli(["compare", "--store", old])
+    check(r.returncode == 2 and "schema version 3" in r.stderr and "version 4" in r.stderr,
+          "store of another schema version refused: " + r.stderr.strip()[:160])
+    tables = pg.psql("old_version", "SELECT count(*) FROM pg_tables WHERE schemaname='public'")
+    check(tables == "1", f"nothing written to the other version's store ({tables} tables)")
+    r = cli(["study", "--model", "x.onnx", "--store", "local.db", "--plan"])
+    check(r.returncode == 2 and "--plan needs a postgresql:// store" in r.stderr,
+          "--plan without a server: exit 2 and why")
+
+
+def wait_for(pred, timeout, what):
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.1)
+    raise SystemExit(f"timed out waiting for {what}")
+
+
+def outputs_of_sqlite(path):
+    db = sqlite3.connect(path)
+    rows = db.execute(
+        "SELECT r.model, r.input, r.platform, r.repetition, r.verdict, o.value, o.hash, o.dtype, "
+        "o.shape FROM runs r JOIN node_outputs o ON o.run = r.id").fetchall()
+    db.close()
+    return sorted(rows)
+
+
+def fleet_study(pg, tmp):
+    model = os.path.join(tmp, "small.onnx")
+    assert cli(["zoo", "export", "Cifar10-small", "-o", model]).returncode == 0
+    study = ["study", "--model", model, "--inputs", str(CASES), "--seed", "5"] + PLATFORMS
+    url = pg.createdb("fleet")
+    plan = json_of(cli(study + ["--store", url, "--plan", "--shards", str(SHARDS), "--json"]),
+                   "plan")
+    check(plan["jobs"] == SHARDS and PASSWORD not in json.dumps(plan),
+          f"plan registered {plan['jobs']} jobs, password not echoed")
+
+    work = ["work", "--store", url, "--lease", "3", "--poll", "0.3", "--json"]
+    first = subprocess.Popen([CLI] + work, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_for(lambda: pg.psql("fleet", "SELECT count(*) FROM fleet_jobs WHERE state='running'")
+             != "0", 120, "a running job")
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    held = pg.psql("fleet", "SELECT count(*) FROM fleet_jobs WHERE state='running'")
+    check(held == "1", f"the killed worker left its job running under a lease ({held})")
+
+    others = [subprocess.Popen([CLI] + work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True) for _ in range(2)]
+    results = [p.communicate(timeout=600) for p in others]
+    for p, (out, err) in zip(others, results):
+        check(p.returncode == 0, f"worker exit 0 (got {p.returncode}) {err[-300:]}")
+    done = [json.loads(out) for out, _ in results]
+    check(sum(d["jobs_done"] for d in done) >= SHARDS - 1,
+          f"the two surviving workers did the jobs ({[d['jobs_done'] for d in done]})")
+
+    status = json_of(cli(["status", "--store", url, "--json"]), "status")
+    jobs = status["jobs"]
+    check(jobs["done"] == SHARDS and jobs["failed"] == 0 and jobs["queued"] == 0
+          and jobs["running"] == 0, f"status: every job done ({jobs})")
+    retried = pg.psql("fleet", "SELECT max(attempts) FROM fleet_jobs")
+    check(int(retried) >= 2, f"the killed worker's job was claimed again (attempts {retried})")
+    expected_runs = CASES * 3  # two platforms and the oracle
+    check(status["runs"] == expected_runs, f"{status['runs']} runs stored, {expected_runs} expected")
+    dup = pg.psql("fleet", "SELECT count(*) - count(DISTINCT (model, input, platform, repetition)) "
+                  "FROM runs")
+    check(dup == "0", f"no run stored twice ({dup} duplicates)")
+    orphans = pg.psql("fleet", "SELECT count(*) FROM node_outputs o LEFT JOIN tensors t ON "
+                      "t.hash = o.hash AND t.dtype = o.dtype AND t.shape = o.shape "
+                      "WHERE t.hash IS NULL")
+    check(orphans == "0", f"every node output's tensor is stored ({orphans} missing)")
+    empty = pg.psql("fleet", "SELECT count(*) FROM runs r WHERE NOT EXISTS (SELECT 1 FROM "
+                    "node_outputs o WHERE o.run = r.id)")
+    check(empty == "0", f"every run has its node outputs ({empty} without)")
+
+    local = os.path.join(tmp, "local.db")
+    r = cli(study + ["--store", local, "--no-report", "--json"])
+    check(r.returncode in (0, 1), f"the same study into SQLite (exit {r.returncode})")
+    pulled = os.path.join(tmp, "pulled.db")
+    r = cli(["merge", url, "-o", pulled, "--json"])
+    check(r.returncode == 0, "merge postgresql:// -o file.db " + r.stderr[-200:])
+    a, b = outputs_of_sqlite(local), outputs_of_sqlite(pulled)
+    check(len(a) > 0 and a == b,
+          f"fleet and single-process SQLite stores hold the same node outputs, bit for bit "
+          f"({len(a)} vs {len(b)} rows)")
+    ca = json_of(cli(["compare", "--store", local, "--json"]), "compare local")
+    cb = json_of(cli(["compare", "--store", url, "--json"]), "compare url")
+    eqc = lambda c: sorted((x["input"], x["eqc_count"]) for x in c["cases"])  # noqa: E731
+    check(eqc(ca) == eqc(cb), "compare on the PostgreSQL store gives the SQLite store's classes")
+    back = pg.createdb("roundtrip")
+    r = cli(["merge", local, "-o", back, "--json"])
+    runs_back = pg.psql("roundtrip", "SELECT count(*) FROM runs")
+    check(r.returncode == 0 and runs_back == str(expected_runs),
+          f"merge file.db -o postgresql:// copies every run ({runs_back})")
+
+
+def cut_off_worker(pg, tmp):
+    """A worker that stops answering (SIGSTOP: as good as a lost connection) past its lease: the
+    job is done again by another worker, and the first one's copy is refused when it wakes."""
+    model = os.path.join(tmp, "small.onnx")
+    url = pg.createdb("cutoff")
+    study = ["study", "--model", model, "--inputs", "3", "--seed", "9"] + PLATFORMS
+    json_of(cli(study + ["--store", url, "--plan", "--shards", "1", "--json"]), "plan")
+    work = ["work", "--store", url, "--lease", "2", "--poll", "0.2", "--json"]
+    stalled = subprocess.Popen([CLI] + work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    wait_for(lambda: pg.psql("cutoff", "SELECT count(*) FROM fleet_jobs WHERE state='running'")
+             == "1", 120, "a running job")
+    stalled.send_signal(signal.SIGSTOP)
+    other = cli(work, timeout=300)
+    check(other.returncode == 0 and json.loads(other.stdout)["jobs_done"] == 1,
+          "a second worker took over the lapsed job and finished it")
+    stalled.send_signal(signal.SIGCONT)
+    out, err = stalled.communicate(timeout=300)
+    summary = json.loads(out)
+    check(stalled.returncode == 0 and summary["jobs_lost"] == 1 and summary["runs_new"] == 0,
+          f"the cut-off worker found its job taken over and stored nothing ({summary})")
+    runs = pg.psql("cutoff", "SELECT count(*) FROM runs")
+    check(runs == "9", f"every run of the job stored once ({runs} of 9)")
+
+
+def slurm_script(pg, tmp):
+    parent = os.path.join(tmp, "parent.onnx")
+    assert cli(["zoo", "export", "Cifar10-small", "-o", parent]).returncode == 0
+    variants = os.path.join(tmp, "variants")
+    r = cli(["mutate", parent, "--extract", "--per-node", "1", "--seed", "3", "-o", variants])
+    assert r.returncode == 0, r.stderr
+    url = pg.createdb("campaign")
+    r = cli(["campaign", "--models", variants] + PLATFORMS +
+            ["--store", url, "--plan", "--shards", "3", "--json"])
+    check(r.returncode == 0, "campaign --plan " + r.stderr[-200:])
+    env = dict(os.environ, INFERGAP=CLI, INFERGAP_STORE=url, SLURM_ARRAY_TASK_ID="0",
+               INFERGAP_LEASE="30")
+    r = subprocess.run(["bash", os.path.join(ROOT, "scripts/slurm/infergap-work.sbatch")],
+                       capture_output=True, text=True, env=env, cwd=tmp, timeout=600)
+    check(r.returncode == 0, f"the Slurm array script, run without Slurm (exit {r.returncode}) "
+          + r.stderr[-300:])
+    status = json_of(cli(["status", "--store", url, "--json"]), "status")
+    check(status["jobs"]["done"] == 3 and status["runs"] > 0,
+          f"campaign plan done through the script ({status['jobs']}, {status['runs']} runs)")
+    local = os.path.join(tmp, "campaign.db")
+    cli(["campaign", "--models", variants] + PLATFORMS + ["--store", local, "--no-report"])
+    db = sqlite3.connect(local)
+    n = db.execute("SELECT count(*) FROM runs").fetchone()[0]
+    check(status["runs"] == n, f"campaign: {status['runs']} runs in the fleet store, {n} in "
+          "one process")
+
+
+def main():
+    global CLI
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", required=True)
+    CLI = os.path.abspath(ap.parse_args().cli)
+    with tempfile.TemporaryDirectory(prefix="infergap-fleet-") as tmp, PgServer() as pg:
+        os.chdir(tmp)
+        bad_input(pg)
+        fleet_study(pg, tmp)
+        cut_off_worker(pg, tmp)
+        slurm_script(pg, tmp)
+    if failures:
+        print(f"{len(failures)} check(s) failed", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
