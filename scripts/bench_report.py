@@ -215,6 +215,30 @@ else:
     print(f"| store | {st['bytes'] / 1e6:.1f} MB, {st['bytes'] / max(st['runs'], 1) / 1e3:.1f} kB per run |")
     print(f"| verdicts | {st['verdicts']} |\n")
 
+# ---- fleet ----
+fleet = load("fleet.json")
+if fleet and camp and "missing" not in camp:
+    st = camp["stores"][0]
+    print("### Fleet: the same campaign through PostgreSQL and three workers\n")
+    print(f"The campaign above registered with `--store postgresql://... --plan --shards "
+          f"{fleet['shards']}` in a throwaway local PostgreSQL server (`scripts/bench_fleet.py`), "
+          f"then {fleet['workers']} `infergap work` processes at once on this 2-core host; each job "
+          "runs `infergap campaign ... --shard I/N` into a local SQLite store and pushes it in the "
+          "transaction that marks the job done.\n")
+    print("| what | one process, SQLite | fleet, PostgreSQL |\n|---|---:|---:|")
+    print(f"| runs stored | {st['runs']} | {fleet['runs']} ({fleet['duplicates']} stored twice) |")
+    print(f"| whole command(s), wall | {camp['median']:.1f} s | {fleet['wall_seconds']:.1f} s "
+          f"(plan {fleet['plan_seconds']:.1f} s) |")
+    print(f"| runs/s | {st['runs'] / camp['median']:.0f} | "
+          f"{fleet['runs'] / fleet['wall_seconds']:.0f} "
+          f"(x{(fleet['runs'] / fleet['wall_seconds']) / (st['runs'] / camp['median']):.2f}) |")
+    print(f"| jobs done per worker | | {fleet['jobs_done']} ({fleet['jobs_failed']} failed) |")
+    print(f"| graph outputs identical to the SQLite store's, run by run | | "
+          f"{'yes' if fleet['same_outputs_as_sqlite'] else '**no**'} |")
+    print(f"| pull into SQLite for analysis (`merge URL -o file.db`) | | {fleet['pull_seconds']:.1f} s |")
+    print(f"| store size | {st['bytes'] / 1e6:.1f} MB | {fleet['database_bytes'] / 1e6:.1f} MB "
+          "(whole database) |\n")
+
 # ---- emulator ----
 emu = load("emulator.json")
 if emu:
