@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -65,6 +66,20 @@ Expected<pid_t> start_child(const std::vector<std::string>& argv, const std::str
   return pid;
 }
 
+// Job folders are named after their worker's pid: a worker removes those of workers that died
+// (SIGKILL leaves its folder behind).
+void remove_dead_workers_folders(const fs::path& tmp) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(tmp, ec)) {
+    const std::string name = entry.path().filename().string();
+    int pid = 0;
+    if (!name.starts_with("infergap-job-") ||
+        std::sscanf(name.c_str(), "infergap-job-%d-", &pid) != 1)
+      continue;
+    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+  }
+}
+
 struct JobOutcome {
   enum Kind { kFinished, kFailed, kLost } kind = kFailed;
   std::string detail;
@@ -117,6 +132,9 @@ Expected<WorkSummary> run_worker(const WorkOptions& o,
                                  const std::function<void(const WorkEvent&)>& on_event) {
   IG_ASSIGN_OR_RETURN(auto conn, pg_connect(o.url));
   const std::string worker = worker_id();
+  std::error_code tmp_ec;
+  const fs::path tmp = fs::temp_directory_path(tmp_ec);
+  remove_dead_workers_folders(tmp);
   WorkSummary summary;
   int64_t jobs = 0;
   while (o.max_jobs == 0 || jobs < o.max_jobs) {
@@ -132,7 +150,7 @@ Expected<WorkSummary> run_worker(const WorkOptions& o,
     const ClaimedJob& job = *claimed;
     on_event({"claimed", job, ""});
     std::error_code ec;
-    std::string pattern = (fs::temp_directory_path(ec) / "infergap-job-XXXXXX").string();
+    std::string pattern = (tmp / fmt::format("infergap-job-{}-XXXXXX", getpid())).string();
     if (!mkdtemp(pattern.data())) return io_error("{}: cannot create a job folder", pattern);
     const fs::path dir = pattern;
     JobOutcome outcome = run_job(*conn, o, worker, job, dir);

@@ -19,6 +19,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from pg_server import PASSWORD, PgServer  # noqa: E402
+import slurm_cluster  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PLATFORMS = ["-p", "ref", "-p", "ref:acc=lanes8"]
@@ -206,6 +207,38 @@ def slurm_script(pg, tmp):
           "one process")
 
 
+def slurm_array(pg, tmp):
+    """A 4-task Slurm array of workers (the repo's job script, submitted to a real single-node
+    slurmctld + slurmd + munged brought up in a temporary folder) works a study plan."""
+    why = slurm_cluster.available()
+    if why:
+        print(f"skip Slurm array: {why}; the job script ran without Slurm above", flush=True)
+        return
+    model = os.path.join(tmp, "small.onnx")
+    url = pg.createdb("slurm")
+    study = ["study", "--model", model, "--inputs", "8", "--seed", "21"] + PLATFORMS
+    json_of(cli(study + ["--store", url, "--plan", "--shards", "8", "--json"]), "plan")
+    logs = os.path.join(tmp, "slurm-logs")
+    os.makedirs(logs)
+    with slurm_cluster.SlurmCluster() as cluster:
+        r = cluster.sbatch(["--array=0-3", "--wait", "--cpus-per-task=1",
+                            f"--output={logs}/work-%A_%a.log",
+                            os.path.join(ROOT, "scripts/slurm/infergap-work.sbatch")],
+                           env={"INFERGAP": CLI, "INFERGAP_STORE": url,
+                                "INFERGAP_WORK_FLAGS": "--poll 0.3"}, cwd=tmp, timeout=600)
+        check(r.returncode == 0, f"sbatch --array=0-3 --wait: exit {r.returncode} "
+              + (r.stderr + r.stdout)[-300:] + ("" if r.returncode == 0 else cluster.logs()))
+    tasks = sorted(f for f in os.listdir(logs) if f.startswith("work-"))
+    ran = [open(os.path.join(logs, f)).read() for f in tasks]
+    check(len(tasks) == 4 and all("infergap-work: task" in t for t in ran),
+          f"four array tasks ran the worker ({len(tasks)} logs)")
+    status = json_of(cli(["status", "--store", url, "--json"]), "status")
+    dup = pg.psql("slurm", "SELECT count(*) - count(DISTINCT (model, input, platform, repetition)) "
+                  "FROM runs")
+    check(status["jobs"]["done"] == 8 and status["runs"] == 24 and dup == "0",
+          f"the array did the plan: {status['jobs']}, {status['runs']} of 24 runs, {dup} twice")
+
+
 def main():
     global CLI
     ap = argparse.ArgumentParser()
@@ -217,6 +250,7 @@ def main():
         fleet_study(pg, tmp)
         cut_off_worker(pg, tmp)
         slurm_script(pg, tmp)
+        slurm_array(pg, tmp)
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)
         return 1
