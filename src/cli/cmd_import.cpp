@@ -64,6 +64,7 @@ void add_import_command(CLI::App& app, int& exit_code) {
     if (!store.ok()) return fail(store.status());
     auto summary = import_run(**store, args->opt);
     if (!summary.ok()) return fail(summary.status());
+    if (Status st = (*store)->push_to_remote(); !st.ok()) return fail(st);
     nlohmann::json j{{"store", args->store},      {"platform", summary->platform},
                      {"host", summary->host},     {"model", summary->model},
                      {"input", summary->input},   {"outputs", summary->outputs},
