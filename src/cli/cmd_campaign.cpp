@@ -41,6 +41,7 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     std::vector<std::string> models, platforms, presets, shapes, dims;
     std::string store = "infergap-campaign.db", shard = "0/1", oracle = "default";
     std::string layers = "outputs";
+    std::string host_tag;
     int jobs = 0;
     uint64_t seed = 0;
     CampaignAnalysisOptions analysis;
@@ -66,6 +67,8 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--seed", a->seed, "Seed for inputs a variant does not carry")
       ->capture_default_str();
+  cmd->add_option("--host-tag", a->host_tag,
+                  "Added to the host fingerprint, to tell apart identical machines");
   add_sizing_options(cmd, &a->shapes, &a->dims);
   cmd->add_option("--layers", a->layers,
                   "outputs: graph outputs, then every layer only for runs whose divergence "
@@ -106,6 +109,7 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     }
     opt.oracle = a->oracle == "default" ? default_oracle() : a->oracle == "none" ? "" : a->oracle;
     opt.seed = a->seed;
+    opt.host_tag = a->host_tag;
     opt.shapes = a->shapes;
     opt.dims = a->dims;
     opt.all_layers = a->layers == "all";

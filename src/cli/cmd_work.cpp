@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "fleet/work.h"
+#include "worker/host_fingerprint.h"
 
 namespace ig::cli {
 
@@ -41,6 +42,9 @@ void add_work_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--poll", a->work.poll_seconds,
                   "Seconds between claims while other workers still hold jobs")
       ->capture_default_str();
+  cmd->add_option("--host-tag", a->work.host_tag,
+                  "Added to this host's fingerprint (and passed to its jobs), to tell apart "
+                  "identical machines");
   cmd->add_flag("--json", a->json, "Print the summary as JSON");
   cmd->callback([a, &exit_code] {
     if (!is_postgres_url(a->work.url)) {
@@ -53,6 +57,7 @@ void add_work_command(CLI::App& app, int& exit_code) {
     char host[256] = {};
     gethostname(host, sizeof(host) - 1);
     a->work.host = host;  // for `status`; the runs carry the host's fingerprint
+    a->work.lease.scope = probe_host(a->work.host_tag).id;
     auto summary = run_worker(a->work, [&](const WorkEvent& e) {
       std::fprintf(stderr, "work: job %lld (plan %lld, shard %lld/%d, attempt %lld) %s%s%s\n",
                    static_cast<long long>(e.job.id), static_cast<long long>(e.job.plan),

@@ -29,7 +29,8 @@ std::vector<std::string> plan_arguments(const std::string& command) {
         dropped = true;
       }
     }
-    if (dropped || a == "--plan" || a == "--json" || a == "--no-report") continue;
+    if (dropped || a == "--plan" || a == "--every-host" || a == "--json" || a == "--no-report")
+      continue;
     out.push_back(a);
   }
   return out;
@@ -46,6 +47,9 @@ void add_plan_options(CLI::App* cmd, PlanArgs* args) {
                 "processes on any hosts, and return");
   cmd->add_option("--shards", args->shards, "With --plan: jobs to split the work into")
       ->capture_default_str();
+  cmd->add_flag("--every-host", args->every_host,
+                "With --plan: every job once per host fingerprint (each kind of machine runs "
+                "every case), instead of once in all");
 }
 
 bool register_fleet_plan(const std::string& command, const std::string& store, const PlanArgs& args,
@@ -65,11 +69,16 @@ bool register_fleet_plan(const std::string& command, const std::string& store, c
   if (!conn.ok()) return fail(conn.status().message());
   std::error_code ec;
   FleetPlan plan{command, plan_arguments(command), std::filesystem::current_path(ec).string(),
-                 args.shards};
+                 args.shards, args.every_host};
   auto id = register_plan(**conn, plan);
   if (!id.ok()) return fail(id.status().message());
-  const nlohmann::json j{{"store", redact_url(store)}, {"plan", *id},       {"jobs", args.shards},
-                         {"command", command},         {"args", plan.args}, {"cwd", plan.cwd}};
+  const nlohmann::json j{{"store", redact_url(store)},
+                         {"plan", *id},
+                         {"jobs", args.shards},
+                         {"every_host", args.every_host},
+                         {"command", command},
+                         {"args", plan.args},
+                         {"cwd", plan.cwd}};
   if (json) {
     std::printf("%s\n", j.dump(2).c_str());
   } else {

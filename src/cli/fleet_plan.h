@@ -9,6 +9,7 @@ namespace ig::cli {
 
 struct PlanArgs {
   bool plan = false;
+  bool every_host = false;
   int shards = 16;
 };
 

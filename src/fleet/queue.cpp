@@ -21,14 +21,17 @@ Expected<int64_t> register_plan(pqxx::connection& conn, const FleetPlan& plan) {
   return guarded("registering a plan", [&]() -> Expected<int64_t> {
     if (plan.shards < 1) return invalid_argument("--shards {}: needs at least 1", plan.shards);
     pqxx::work tx(conn);
-    const auto id = tx.exec_params1(
-                          "INSERT INTO fleet_plans(command, args, cwd, shards) VALUES($1, $2, "
-                          "$3, $4) RETURNING id",
-                          plan.command, nlohmann::json(plan.args).dump(), plan.cwd, plan.shards)[0]
-                        .as<int64_t>();
-    tx.exec_params(
-        "INSERT INTO fleet_jobs(plan, shard) SELECT $1, g FROM generate_series(0, $2 - 1) g", id,
-        plan.shards);
+    const auto id =
+        tx.exec_params1(
+              "INSERT INTO fleet_plans(command, args, cwd, shards, every_host) VALUES($1, $2, "
+              "$3, $4, $5) RETURNING id",
+              plan.command, nlohmann::json(plan.args).dump(), plan.cwd, plan.shards,
+              plan.every_host)[0]
+            .as<int64_t>();
+    if (!plan.every_host)
+      tx.exec_params(
+          "INSERT INTO fleet_jobs(plan, shard) SELECT $1, g FROM generate_series(0, $2 - 1) g", id,
+          plan.shards);
     tx.commit();
     return id;
   });
@@ -38,6 +41,13 @@ Expected<std::optional<ClaimedJob>> claim_job(pqxx::connection& conn, const std:
                                               const std::string& host, const LeaseOptions& lease) {
   return guarded("claiming a job", [&]() -> Expected<std::optional<ClaimedJob>> {
     pqxx::work tx(conn);
+    // This host's jobs of every-host plans it has not seen yet.
+    tx.exec_params(
+        "INSERT INTO fleet_jobs(plan, shard, scope) SELECT p.id, g, $1 FROM fleet_plans p "
+        "CROSS JOIN LATERAL generate_series(0, p.shards - 1) g WHERE p.every_host AND NOT EXISTS "
+        "(SELECT 1 FROM fleet_jobs j WHERE j.plan = p.id AND j.scope = $1) "
+        "ON CONFLICT (plan, shard, scope) DO NOTHING",
+        lease.scope);
     // A job whose lease lapsed once too often is not handed out again: it kills its workers.
     tx.exec_params(
         "UPDATE fleet_jobs SET state = 'failed', finished = now(), error = coalesce(error, "
@@ -48,10 +58,11 @@ Expected<std::optional<ClaimedJob>> claim_job(pqxx::connection& conn, const std:
         "UPDATE fleet_jobs j SET state = 'running', worker = $1, host = $2, "
         "lease_until = now() + $3::interval, attempts = attempts + 1, started = now() "
         "FROM fleet_plans p WHERE p.id = j.plan AND j.id = (SELECT id FROM fleet_jobs "
-        "WHERE state = 'queued' OR (state = 'running' AND lease_until < now()) "
-        "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) "
-        "RETURNING j.id, j.plan, j.shard, j.attempts, p.command, p.args, p.cwd, p.shards",
-        worker, host, interval(lease.lease_seconds));
+        "WHERE (state = 'queued' OR (state = 'running' AND lease_until < now())) "
+        "AND scope IN ('', $4) ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+        "RETURNING j.id, j.plan, j.shard, j.attempts, p.command, p.args, p.cwd, p.shards, "
+        "p.every_host",
+        worker, host, interval(lease.lease_seconds), lease.scope);
     tx.commit();
     if (r.empty()) return std::optional<ClaimedJob>();
     ClaimedJob job;
@@ -63,6 +74,7 @@ Expected<std::optional<ClaimedJob>> claim_job(pqxx::connection& conn, const std:
     job.spec.args = nlohmann::json::parse(r[0][5].c_str()).get<std::vector<std::string>>();
     job.spec.cwd = r[0][6].c_str();
     job.spec.shards = r[0][7].as<int>();
+    job.spec.every_host = r[0][8].as<bool>();
     return std::optional<ClaimedJob>(std::move(job));
   });
 }
@@ -115,10 +127,14 @@ Status fail_job(pqxx::connection& conn, int64_t job, const std::string& worker,
   });
 }
 
-Expected<int64_t> unfinished_jobs(pqxx::connection& conn) {
+Expected<int64_t> unfinished_jobs(pqxx::connection& conn, const LeaseOptions& lease) {
   return guarded("counting jobs", [&]() -> Expected<int64_t> {
     pqxx::work tx(conn);
-    return tx.exec("SELECT count(*) FROM fleet_jobs WHERE state IN ('queued', 'running')")[0][0]
+    return tx
+        .exec_params(
+            "SELECT count(*) FROM fleet_jobs WHERE state IN ('queued', 'running') "
+            "AND scope IN ('', $1)",
+            lease.scope)[0][0]
         .as<int64_t>();
   });
 }

@@ -23,6 +23,10 @@ struct FleetPlan {
   std::vector<std::string> args;  // its arguments, without --store, --shard and --plan
   std::string cwd;                // where relative paths in args resolve, on every host
   int shards = 1;
+  // Every job once per host fingerprint instead of once in all: each kind of machine runs every
+  // case, so the same platform spec on two CPUs becomes two platforms (the papers' CPU-flag
+  // classes). A worker adds its host's jobs when it first sees the plan.
+  bool every_host = false;
 };
 
 // Registers the plan and its jobs in one transaction; returns the plan's id.
@@ -36,6 +40,9 @@ struct ClaimedJob {
 struct LeaseOptions {
   double lease_seconds = 60;
   int max_attempts = 3;  // a job started this often without finishing is marked failed
+  // The claiming host's fingerprint id: it takes the jobs of plain plans and its own jobs of
+  // every-host plans.
+  std::string scope;
 };
 
 // Claims the oldest job that is queued or whose lease lapsed; nullopt when none is claimable.
@@ -52,8 +59,9 @@ Expected<std::optional<CopyCounts>> complete_job(pqxx::connection& conn, int64_t
 // Puts the job back in the queue, or marks it failed once it ran out of attempts.
 Status fail_job(pqxx::connection& conn, int64_t job, const std::string& worker,
                 const std::string& error, const LeaseOptions& lease);
-// Jobs queued or running (under a live or lapsed lease): workers wait while any remain.
-Expected<int64_t> unfinished_jobs(pqxx::connection& conn);
+// Jobs this host could still get, queued or running (under a live or lapsed lease): workers wait
+// while any remain.
+Expected<int64_t> unfinished_jobs(pqxx::connection& conn, const LeaseOptions& lease);
 
 // Jobs by state, per host (done, running, runs stored), rate and ETA.
 Expected<nlohmann::json> fleet_status(pqxx::connection& conn);

@@ -90,6 +90,10 @@ JobOutcome run_job(pqxx::connection& conn, const WorkOptions& o, const std::stri
                    const ClaimedJob& job, const fs::path& dir) {
   std::vector<std::string> argv = {o.executable, job.spec.command};
   argv.insert(argv.end(), job.spec.args.begin(), job.spec.args.end());
+  if (!o.host_tag.empty()) {
+    argv.push_back("--host-tag");
+    argv.push_back(o.host_tag);
+  }
   const std::string store = (dir / "job.db").string();
   for (const std::string& a : {std::string("--store"), store, std::string("--shard"),
                                fmt::format("{}/{}", job.shard, job.spec.shards),
@@ -141,7 +145,7 @@ Expected<WorkSummary> run_worker(const WorkOptions& o,
     IG_ASSIGN_OR_RETURN(auto claimed, claim_job(*conn, worker, o.host, o.lease));
     if (!claimed) {
       // Jobs still running elsewhere may come back when their worker dies: wait for them.
-      IG_ASSIGN_OR_RETURN(const int64_t unfinished, unfinished_jobs(*conn));
+      IG_ASSIGN_OR_RETURN(const int64_t unfinished, unfinished_jobs(*conn, o.lease));
       if (unfinished == 0) break;
       std::this_thread::sleep_for(std::chrono::duration<double>(o.poll_seconds));
       continue;

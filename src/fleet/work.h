@@ -18,6 +18,7 @@ struct WorkOptions {
   int max_jobs = 0;         // stop after this many jobs (0: until the queue is empty)
   double poll_seconds = 2;  // between claims while other workers still hold jobs
   std::string host;         // host name recorded on the jobs (the runs carry fingerprints)
+  std::string host_tag;     // passed on to the jobs (`--host-tag`); part of lease.scope
 };
 
 struct WorkSummary {

@@ -117,12 +117,12 @@ CREATE TABLE IF NOT EXISTS self_checks(run BIGINT NOT NULL REFERENCES runs(id),
   shape TEXT NOT NULL, PRIMARY KEY(run, value, kind));
 CREATE TABLE IF NOT EXISTS fleet_plans(id BIGSERIAL PRIMARY KEY, command TEXT NOT NULL,
   args TEXT NOT NULL, cwd TEXT NOT NULL, shards BIGINT NOT NULL,
-  created TIMESTAMPTZ NOT NULL DEFAULT now());
+  every_host BOOLEAN NOT NULL DEFAULT false, created TIMESTAMPTZ NOT NULL DEFAULT now());
 CREATE TABLE IF NOT EXISTS fleet_jobs(id BIGSERIAL PRIMARY KEY,
   plan BIGINT NOT NULL REFERENCES fleet_plans(id), shard BIGINT NOT NULL,
-  state TEXT NOT NULL DEFAULT 'queued', worker TEXT, host TEXT, lease_until TIMESTAMPTZ,
+  scope TEXT NOT NULL DEFAULT '', state TEXT NOT NULL DEFAULT 'queued', worker TEXT, host TEXT, lease_until TIMESTAMPTZ,
   attempts BIGINT NOT NULL DEFAULT 0, runs_new BIGINT, runs_existing BIGINT, error TEXT,
-  started TIMESTAMPTZ, finished TIMESTAMPTZ, UNIQUE(plan, shard));
+  started TIMESTAMPTZ, finished TIMESTAMPTZ, UNIQUE(plan, shard, scope));
 CREATE INDEX IF NOT EXISTS fleet_jobs_state ON fleet_jobs(state, id);
 )sql";
 }

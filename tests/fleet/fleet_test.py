@@ -180,6 +180,27 @@ def cut_off_worker(pg, tmp):
     check(runs == "9", f"every run of the job stored once ({runs} of 9)")
 
 
+def every_host(pg, tmp):
+    """An --every-host plan: each host fingerprint (two here, told apart by --host-tag) runs every
+    job, so every case is run by both and the same platform spec on two hosts is two platforms."""
+    model = os.path.join(tmp, "small.onnx")
+    url = pg.createdb("everyhost")
+    study = ["study", "--model", model, "--inputs", "2", "--seed", "13"] + PLATFORMS
+    json_of(cli(study + ["--store", url, "--plan", "--every-host", "--shards", "2", "--json"]),
+            "plan")
+    work = ["work", "--store", url, "--poll", "0.3", "--json"]
+    procs = [subprocess.Popen([CLI] + work + ["--host-tag", tag], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for tag in ("rack-a", "rack-b")]
+    done = [json.loads(p.communicate(timeout=300)[0])["jobs_done"] for p in procs]
+    check(done == [2, 2], f"each host did every job of the every-host plan ({done})")
+    hosts = pg.psql("everyhost", "SELECT count(DISTINCT host) FROM runs")
+    runs = pg.psql("everyhost", "SELECT count(*) FROM runs")
+    check(hosts == "2" and runs == "12", f"every case on both hosts: {runs} runs on {hosts} hosts")
+    labels = json_of(cli(["compare", "--store", url, "--json"]), "compare")["platforms"]
+    check(len(labels) == 4 and len({label.split("@")[0] for label in labels}) == 2,
+          f"the same spec on two hosts is two platforms ({labels})")
+
+
 def slurm_script(pg, tmp):
     parent = os.path.join(tmp, "parent.onnx")
     assert cli(["zoo", "export", "Cifar10-small", "-o", parent]).returncode == 0
@@ -249,6 +270,7 @@ def main():
         bad_input(pg)
         fleet_study(pg, tmp)
         cut_off_worker(pg, tmp)
+        every_host(pg, tmp)
         slurm_script(pg, tmp)
         slurm_array(pg, tmp)
     if failures:
