@@ -87,7 +87,13 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
       std::fprintf(stderr, "infergap campaign: %s\n", st.message().c_str());
       exit_code = kExitBadInput;
     };
-    if (register_fleet_plan("campaign", a->store, a->plan, a->json, exit_code)) return;
+    auto variants_found = [&]() -> Status {
+      IG_ASSIGN_OR_RETURN(auto all, campaign_models(a->models, 0, 1));
+      if (all.empty()) return not_found("--models: no .onnx file found");
+      return Status::Ok();
+    };
+    if (register_fleet_plan("campaign", a->store, a->plan, a->json, exit_code, variants_found))
+      return;
     int shard = 0, shards = 1;
     if (std::sscanf(a->shard.c_str(), "%d/%d", &shard, &shards) != 2)
       return fail(invalid_argument("--shard '{}': expected I/N", a->shard));

@@ -97,7 +97,15 @@ void add_study_command(CLI::App& app, int& exit_code) {
   add_limit_options(cmd, &args->limits);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->callback([args, &exit_code] {
-    if (register_fleet_plan("study", args->store, args->plan, args->json, exit_code)) return;
+    auto models_exist = [&]() -> Status {
+      for (const auto& m : args->opt.models) {
+        std::error_code ec;
+        if (!fs::is_regular_file(m, ec)) return not_found("{}: no such model file", m);
+      }
+      return Status::Ok();
+    };
+    if (register_fleet_plan("study", args->store, args->plan, args->json, exit_code, models_exist))
+      return;
     if (std::sscanf(args->shard.c_str(), "%d/%d", &args->opt.shard, &args->opt.shards) != 2) {
       std::fprintf(stderr, "infergap study: --shard '%s': expected I/N\n", args->shard.c_str());
       exit_code = kExitBadInput;

@@ -53,7 +53,7 @@ void add_plan_options(CLI::App* cmd, PlanArgs* args) {
 }
 
 bool register_fleet_plan(const std::string& command, const std::string& store, const PlanArgs& args,
-                         bool json, int& exit_code) {
+                         bool json, int& exit_code, const std::function<Status()>& validate) {
   if (!args.plan) return false;
   auto fail = [&](const std::string& message) {
     std::fprintf(stderr, "infergap %s: %s\n", command.c_str(), message.c_str());
@@ -65,6 +65,7 @@ bool register_fleet_plan(const std::string& command, const std::string& store, c
         fmt::format("--plan needs a postgresql:// store (got '{}'); without a server, "
                     "split the work with --shard I/N",
                     store));
+  if (Status st = validate(); !st.ok()) return fail(st.message());
   auto conn = pg_connect(store);
   if (!conn.ok()) return fail(conn.status().message());
   std::error_code ec;

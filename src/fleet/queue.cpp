@@ -114,14 +114,15 @@ Expected<std::optional<CopyCounts>> complete_job(pqxx::connection& conn, int64_t
 }
 
 Status fail_job(pqxx::connection& conn, int64_t job, const std::string& worker,
-                const std::string& error, const LeaseOptions& lease) {
+                const std::string& error, const LeaseOptions& lease, bool final) {
   return guarded("failing a job", [&]() -> Status {
     pqxx::work tx(conn);
+    const int64_t fail_at_attempts = final ? 0 : lease.max_attempts;
     tx.exec_params(
         "UPDATE fleet_jobs SET state = CASE WHEN attempts >= $4 THEN 'failed' ELSE 'queued' END, "
         "finished = CASE WHEN attempts >= $4 THEN now() END, error = $3, lease_until = NULL "
         "WHERE id = $1 AND worker = $2 AND state = 'running'",
-        job, worker, error, lease.max_attempts);
+        job, worker, error, fail_at_attempts);
     tx.commit();
     return Status::Ok();
   });

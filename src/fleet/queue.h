@@ -56,9 +56,9 @@ Expected<bool> renew_lease(pqxx::connection& conn, int64_t job, const std::strin
 Expected<std::optional<CopyCounts>> complete_job(pqxx::connection& conn, int64_t job,
                                                  const std::string& worker,
                                                  const std::string& store_path);
-// Puts the job back in the queue, or marks it failed once it ran out of attempts.
+// Puts the job back in the queue, or marks it failed once it ran out of attempts or when `final`.
 Status fail_job(pqxx::connection& conn, int64_t job, const std::string& worker,
-                const std::string& error, const LeaseOptions& lease);
+                const std::string& error, const LeaseOptions& lease, bool final);
 // Jobs this host could still get, queued or running (under a live or lapsed lease): workers wait
 // while any remain.
 Expected<int64_t> unfinished_jobs(pqxx::connection& conn, const LeaseOptions& lease);

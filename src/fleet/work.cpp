@@ -83,6 +83,7 @@ void remove_dead_workers_folders(const fs::path& tmp) {
 struct JobOutcome {
   enum Kind { kFinished, kFailed, kLost } kind = kFailed;
   std::string detail;
+  bool final = false;  // bad input (exit 2): running it again cannot help
 };
 
 // Runs the job's command, renewing the lease; kills it when the lease is lost.
@@ -127,7 +128,8 @@ JobOutcome run_job(pqxx::connection& conn, const WorkOptions& o, const std::stri
   const std::string how = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
                                               : fmt::format("exit code {}", WEXITSTATUS(status));
   return {JobOutcome::kFailed,
-          fmt::format("{} {}: {}: {}", job.spec.command, job.shard, how, tail_of(err, 2000))};
+          fmt::format("{} {}: {}: {}", job.spec.command, job.shard, how, tail_of(err, 2000)),
+          WIFEXITED(status) && WEXITSTATUS(status) == 2};
 }
 
 }  // namespace
@@ -175,7 +177,7 @@ Expected<WorkSummary> run_worker(const WorkOptions& o,
     }
     if (outcome.kind == JobOutcome::kFailed) {
       ++summary.failed;
-      IG_RETURN_IF_ERROR(fail_job(*conn, job.id, worker, outcome.detail, o.lease));
+      IG_RETURN_IF_ERROR(fail_job(*conn, job.id, worker, outcome.detail, o.lease, outcome.final));
       on_event({"failed", job, outcome.detail});
     } else if (outcome.kind == JobOutcome::kLost) {
       ++summary.lost;

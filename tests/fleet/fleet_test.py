@@ -69,6 +69,28 @@ def bad_input(pg):
           "--plan without a server: exit 2 and why")
 
 
+def failing_job(pg, tmp):
+    """Bad input fails at --plan when it can be seen there, and a job that fails on bad input
+    (exit 2: its model vanished) is marked failed at once, with the error, not retried."""
+    url = pg.createdb("failing")
+    r = cli(["study", "--model", "missing.onnx", "-p", "ref", "--store", url, "--plan"])
+    check(r.returncode == 2 and "missing.onnx: no such model file" in r.stderr,
+          "--plan of a missing model: exit 2 naming it " + r.stderr.strip()[-120:])
+    model = os.path.join(tmp, "vanishing.onnx")
+    assert cli(["zoo", "export", "Cifar10-small", "-o", model]).returncode == 0
+    json_of(cli(["study", "--model", model, "-p", "ref", "--store", url, "--plan", "--shards",
+                 "1", "--json"]), "plan")
+    os.remove(model)
+    r = cli(["work", "--store", url, "--json"])
+    check(r.returncode == 1 and json.loads(r.stdout)["jobs_failed"] == 1,
+          f"the worker reports the failed job (exit {r.returncode})")
+    status = json_of(cli(["status", "--store", url, "--json"]), "status")
+    attempts = pg.psql("failing", "SELECT attempts FROM fleet_jobs")
+    check(status["jobs"]["failed"] == 1 and attempts == "1"
+          and "vanishing.onnx" in status["failed"][0]["error"],
+          f"failed once, not retried, the error kept: {status['failed']}")
+
+
 def wait_for(pred, timeout, what):
     end = time.time() + timeout
     while time.time() < end:
@@ -268,6 +290,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="infergap-fleet-") as tmp, PgServer() as pg:
         os.chdir(tmp)
         bad_input(pg)
+        failing_job(pg, tmp)
         fleet_study(pg, tmp)
         cut_off_worker(pg, tmp)
         every_host(pg, tmp)
