@@ -85,7 +85,7 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
   cmd->callback([a, &exit_code] {
     auto fail = [&](const Status& st) {
       std::fprintf(stderr, "infergap campaign: %s\n", st.message().c_str());
-      exit_code = kExitBadInput;
+      exit_code = exit_code_for(st);
     };
     auto variants_found = [&]() -> Status {
       IG_ASSIGN_OR_RETURN(auto all, campaign_models(a->models, 0, 1));

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/input_options.h"
 #include "cli/limit_options.h"
+#include "store/pg_store.h"
 #include "study/import_run.h"
 
 namespace ig::cli {
@@ -65,16 +66,20 @@ void add_import_command(CLI::App& app, int& exit_code) {
     auto summary = import_run(**store, args->opt);
     if (!summary.ok()) return fail(summary.status());
     if (Status st = (*store)->push_to_remote(); !st.ok()) return fail(st);
-    nlohmann::json j{{"store", args->store},      {"platform", summary->platform},
-                     {"host", summary->host},     {"model", summary->model},
-                     {"input", summary->input},   {"outputs", summary->outputs},
-                     {"layers", summary->layers}, {"ignored_files", summary->ignored}};
+    nlohmann::json j{{"store", redact_url(args->store)},
+                     {"platform", summary->platform},
+                     {"host", summary->host},
+                     {"model", summary->model},
+                     {"input", summary->input},
+                     {"outputs", summary->outputs},
+                     {"layers", summary->layers},
+                     {"ignored_files", summary->ignored}};
     if (args->json) {
       std::printf("%s\n", j.dump(2).c_str());
       return;
     }
     std::printf("%s: stored a run of %s (host %s): %lld graph output(s), %lld inner value(s)\n",
-                args->store.c_str(), summary->platform.c_str(), summary->host.c_str(),
+                redact_url(args->store).c_str(), summary->platform.c_str(), summary->host.c_str(),
                 static_cast<long long>(summary->outputs), static_cast<long long>(summary->layers));
     for (const auto& f : summary->ignored)
       std::fprintf(stderr, "infergap import: note: ignored %s (not .npy or .pb)\n", f.c_str());

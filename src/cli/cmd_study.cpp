@@ -117,17 +117,13 @@ void add_study_command(CLI::App& app, int& exit_code) {
     args->opt.oracle = args->oracle == "default" ? default_oracle()
                        : args->oracle == "none"  ? ""
                                                  : args->oracle;
-    auto store = Store::open(args->store);
-    if (!store.ok()) {
-      std::fprintf(stderr, "infergap study: %s\n", store.status().message().c_str());
-      exit_code = kExitBadInput;
-      return;
-    }
-    WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
     auto fail = [&](const Status& st) {
       std::fprintf(stderr, "infergap study: %s\n", st.message().c_str());
-      exit_code = kExitBadInput;
+      exit_code = exit_code_for(st);
     };
+    auto store = Store::open(args->store);
+    if (!store.ok()) return fail(store.status());
+    WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
     if (args->opt.models.empty()) {
       // Beside a SQLite store; in the current folder for a PostgreSQL one.
       const std::string work_dir = is_postgres_url(args->store)
@@ -154,11 +150,7 @@ void add_study_command(CLI::App& app, int& exit_code) {
       bar.update(p.done, p.total, p.executed, p.current);
     });
     bar.finish();
-    if (!summary.ok()) {
-      std::fprintf(stderr, "infergap study: %s\n", summary.status().message().c_str());
-      exit_code = kExitBadInput;
-      return;
-    }
+    if (!summary.ok()) return fail(summary.status());
     nlohmann::json j{{"store", redact_url(args->store)},
                      {"host", summary->host},
                      {"oracle", summary->oracle},

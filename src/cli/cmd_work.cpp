@@ -49,7 +49,7 @@ void add_work_command(CLI::App& app, int& exit_code) {
   cmd->callback([a, &exit_code] {
     if (!is_postgres_url(a->work.url)) {
       std::fprintf(stderr, "infergap work: --store '%s': expected a postgresql:// URL\n",
-                   a->work.url.c_str());
+                   redact_url(a->work.url).c_str());
       exit_code = kExitBadInput;
       return;
     }
@@ -103,7 +103,7 @@ void add_status_command(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
     };
     if (!is_postgres_url(a->url))
-      return fail("--store '" + a->url + "': expected a postgresql:// URL");
+      return fail("--store '" + redact_url(a->url) + "': expected a postgresql:// URL");
     auto conn = pg_connect(a->url);
     if (!conn.ok()) return fail(conn.status().message());
     auto s = fleet_status(**conn);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
+
 namespace ig::cli {
 
 void add_run_command(CLI::App& app, int& exit_code);
@@ -36,9 +38,16 @@ void add_status_command(CLI::App& app, int& exit_code);
 void set_invocation(int argc, char** argv);
 const std::vector<std::string>& invocation();
 
-// Exit codes: 0 ok, 1 the job ran but something failed (a platform, a case), 2 bad usage or input.
+// Exit codes: 0 ok, 1 the job ran but something failed (a platform, a case), 2 bad usage or input,
+// 3 the environment failed (disk, database, I/O): the same command may succeed when run again,
+// so a fleet worker retries a job that exits 3 and gives up at once on one that exits 2.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailures = 1;
 inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitEnvironment = 3;
+inline int exit_code_for(const Status& st) {
+  return st.code() == StatusCode::kIoError || st.code() == StatusCode::kInternal ? kExitEnvironment
+                                                                                 : kExitBadInput;
+}
 
 }  // namespace ig::cli

@@ -64,7 +64,7 @@ bool register_fleet_plan(const std::string& command, const std::string& store, c
     return fail(
         fmt::format("--plan needs a postgresql:// store (got '{}'); without a server, "
                     "split the work with --shard I/N",
-                    store));
+                    redact_url(store)));
   if (Status st = validate(); !st.ok()) return fail(st.message());
   auto conn = pg_connect(store);
   if (!conn.ok()) return fail(conn.status().message());

@@ -1,5 +1,8 @@
 #include "fleet/queue.h"
 
+#include <chrono>
+#include <thread>
+
 namespace ig {
 
 namespace {
@@ -92,10 +95,13 @@ Expected<bool> renew_lease(pqxx::connection& conn, int64_t job, const std::strin
   });
 }
 
-Expected<std::optional<CopyCounts>> complete_job(pqxx::connection& conn, int64_t job,
-                                                 const std::string& worker,
-                                                 const std::string& store_path) {
-  return guarded("completing a job", [&]() -> Expected<std::optional<CopyCounts>> {
+namespace {
+
+// One attempt; a rolled-back transaction (deadlock victim, serialization failure) is thrown on.
+Expected<std::optional<CopyCounts>> complete_job_once(pqxx::connection& conn, int64_t job,
+                                                      const std::string& worker,
+                                                      const std::string& store_path) {
+  try {
     pqxx::work tx(conn);
     // The row lock keeps any other worker from claiming the job until this commits; a lapsed
     // lease that nobody took over yet still lets this worker finish.
@@ -110,7 +116,30 @@ Expected<std::optional<CopyCounts>> complete_job(pqxx::connection& conn, int64_t
         job, counts.runs_new, counts.runs_existing);
     tx.commit();
     return std::optional<CopyCounts>(counts);
-  });
+  } catch (const pqxx::transaction_rollback&) {
+    throw;
+  } catch (const std::exception& e) {
+    return io_error("fleet queue: completing a job: {}", e.what());
+  }
+}
+
+}  // namespace
+
+Expected<std::optional<CopyCounts>> complete_job(pqxx::connection& conn, int64_t job,
+                                                 const std::string& worker,
+                                                 const std::string& store_path) {
+  // Two workers pushing the same rows may still collide (PostgreSQL picks a deadlock victim);
+  // the victim's transaction is rolled back whole, so it is simply run again.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return complete_job_once(conn, job, worker, store_path);
+    } catch (const pqxx::transaction_rollback& e) {
+      if (attempt == 5)
+        return io_error("fleet queue: completing job {}: {} (tried {} times)", job, e.what(),
+                        attempt);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100 * attempt));
+    }
+  }
 }
 
 Status fail_job(pqxx::connection& conn, int64_t job, const std::string& worker,

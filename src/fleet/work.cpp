@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -32,6 +33,32 @@ std::string worker_id() {
   return fmt::format("{}:{}:{:08x}", host, getpid(), rd());
 }
 
+// PostgreSQL text refuses NUL bytes and invalid UTF-8; a crashing job's stderr may hold both
+// (and the tail may cut a character in two).
+std::string printable_utf8(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t len = c < 0x80         ? 1
+                       : (c >> 5) == 6  ? 2
+                       : (c >> 4) == 14 ? 3
+                       : (c >> 3) == 30 ? 4
+                                        : 0;
+    bool valid = len > 0 && i + len <= s.size() && c != 0;
+    for (size_t k = 1; valid && k < len; ++k)
+      valid = (static_cast<unsigned char>(s[i + k]) >> 6) == 2;
+    if (valid) {
+      out.append(s, i, len);
+      i += len;
+    } else {
+      out.push_back('?');
+      ++i;
+    }
+  }
+  return out;
+}
+
 std::string tail_of(const std::string& path, size_t max_bytes) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -39,7 +66,7 @@ std::string tail_of(const std::string& path, size_t max_bytes) {
   std::string s = ss.str();
   if (s.size() > max_bytes) s = "..." + s.substr(s.size() - max_bytes);
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
+  return printable_utf8(s);
 }
 
 // Starts `argv` in `cwd` with stdout and stderr to files; killed when this worker dies.
@@ -109,6 +136,10 @@ JobOutcome run_job(pqxx::connection& conn, const WorkOptions& o, const std::stri
   for (;;) {
     const pid_t r = waitpid(*pid, &status, WNOHANG);
     if (r == *pid) break;
+    if (r < 0 && errno != EINTR) {
+      kill(-*pid, SIGKILL);
+      return {JobOutcome::kFailed, fmt::format("waiting for the job: {}", std::strerror(errno))};
+    }
     if (Clock::now() - last_renew >= renew_every) {
       last_renew = Clock::now();
       auto held = renew_lease(conn, job.id, worker, o.lease);
@@ -155,10 +186,15 @@ Expected<WorkSummary> run_worker(const WorkOptions& o,
     ++jobs;
     const ClaimedJob& job = *claimed;
     on_event({"claimed", job, ""});
-    std::error_code ec;
     std::string pattern = (tmp / fmt::format("infergap-job-{}-XXXXXX", getpid())).string();
     if (!mkdtemp(pattern.data())) return io_error("{}: cannot create a job folder", pattern);
     const fs::path dir = pattern;
+    // Removed however this iteration ends (an early error return included).
+    const std::unique_ptr<const fs::path, void (*)(const fs::path*)> remove_dir(
+        &dir, [](const fs::path* p) {
+          std::error_code ignored;
+          fs::remove_all(*p, ignored);
+        });
     JobOutcome outcome = run_job(*conn, o, worker, job, dir);
     if (outcome.kind == JobOutcome::kFinished) {
       auto completed = complete_job(*conn, job.id, worker, (dir / "job.db").string());
@@ -183,7 +219,6 @@ Expected<WorkSummary> run_worker(const WorkOptions& o,
       ++summary.lost;
       on_event({"lost", job, outcome.detail});
     }
-    fs::remove_all(dir, ec);
   }
   return summary;
 }

@@ -6,9 +6,11 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <exception>
 #include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 
 #include "store/pg_store.h"
 #include "store/pg_tables.h"
@@ -43,7 +45,8 @@ std::string column_list(const PgTable& t, size_t from = 0) {
 
 // Calls `each` with every row of a SQLite table, as PostgreSQL text values.
 Status read_sqlite_rows(sqlite3* db, const PgTable& t, const std::function<Status(Row&)>& each) {
-  const std::string sql = fmt::format("SELECT {} FROM {}", column_list(t), t.name);
+  const std::string sql =
+      fmt::format("SELECT {} FROM {} ORDER BY {}", column_list(t), t.name, t.order_by);
   sql::Stmt st(db, sql.c_str());
   IG_RETURN_IF_ERROR(st.status());
   Row row(t.columns.size());
@@ -88,8 +91,12 @@ class BatchInsert {
   int64_t inserted = 0;
 
   void add(const Row& row) {
-    for (size_t c = first_; c < row.size(); ++c) values_.push_back(row[c]);
-    if (++rows_ == rows_per_batch_) flush();
+    for (size_t c = first_; c < row.size(); ++c) {
+      if (row[c]) bytes_ += row[c]->size();
+      values_.push_back(row[c]);
+    }
+    // Tensors are large: a batch is also bounded by its size, not only by its row count.
+    if (++rows_ == rows_per_batch_ || bytes_ >= kMaxBatchBytes) flush();
   }
   void flush() {
     if (rows_ == 0) return;
@@ -111,6 +118,7 @@ class BatchInsert {
     if (on_result) on_result(r);
     values_.clear();
     rows_ = 0;
+    bytes_ = 0;
   }
 
  private:
@@ -118,7 +126,8 @@ class BatchInsert {
   const PgTable& table_;
   size_t first_;
   std::string returning_;
-  size_t rows_per_batch_ = 1, rows_ = 0;
+  static constexpr size_t kMaxBatchBytes = size_t{32} << 20;
+  size_t rows_per_batch_ = 1, rows_ = 0, bytes_ = 0;
   std::vector<std::optional<std::string>> values_;
 };
 
@@ -160,7 +169,10 @@ Expected<CopyCounts> push_rows(pqxx::dbtransaction& tx, sqlite3* db) {
     for (const auto& row : r) {
       const NaturalKey key{row[1].c_str(), row[2].c_str(), row[3].c_str(), row[4].c_str(),
                            row[5].c_str()};
-      id_in_pg[source_id.at(key)] = row[0].as<int64_t>();
+      const auto src = source_id.find(key);
+      if (src == source_id.end())
+        throw std::runtime_error("PostgreSQL returned a run this copy did not insert");
+      id_in_pg[src->second] = row[0].as<int64_t>();
     }
   };
   IG_RETURN_IF_ERROR(read_sqlite_rows(db, runs, [&](Row& row) {
@@ -184,7 +196,11 @@ Expected<CopyCounts> push_rows(pqxx::dbtransaction& tx, sqlite3* db) {
   for (const PgTable& t : pg_run_tables()) {
     BatchInsert rows(tx, t);
     IG_RETURN_IF_ERROR(read_sqlite_rows(db, t, [&](Row& row) {
-      row[0] = std::to_string(id_in_pg.at(std::stoll(*row[0])));
+      const auto run = id_in_pg.find(std::stoll(*row[0]));
+      if (run == id_in_pg.end())
+        return internal_error("{} row of run {} whose run is missing from the store", t.name,
+                              *row[0]);
+      row[0] = std::to_string(run->second);
       rows.add(row);
       return Status::Ok();
     }));
@@ -203,16 +219,21 @@ Expected<CopyCounts> pg_push(pqxx::dbtransaction& tx, const std::string& sqlite_
     sqlite3_close_v2(db);
     return io_error("{}: cannot open store: {}", sqlite_path, why);
   }
+  std::exception_ptr retry;  // a deadlock or serialization failure: the caller retries
   auto result = [&]() -> Expected<CopyCounts> {
     IG_RETURN_IF_ERROR(check_source_version(db, sqlite_path));
     try {
       return push_rows(tx, db);
+    } catch (const pqxx::transaction_rollback& e) {
+      retry = std::current_exception();
+      return io_error("copying {} into PostgreSQL: {}", sqlite_path, e.what());
     } catch (const std::exception& e) {
       return io_error("copying {} into PostgreSQL: {}", sqlite_path, e.what());
     }
   }();
   sql::forget_cached(db);
   sqlite3_close_v2(db);
+  if (retry) std::rethrow_exception(retry);
   return result;
 }
 
@@ -228,7 +249,9 @@ Status pull_table(pqxx::dbtransaction& tx, sqlite3* db, const PgTable& t, int64_
   tx.exec(
       fmt::format("DECLARE pull NO SCROLL CURSOR FOR SELECT {} FROM {}", column_list(t), t.name));
   for (;;) {
-    const pqxx::result r = tx.exec("FETCH 2000 FROM pull");
+    // Tensor rows may be megabytes each: fetch fewer at a time.
+    const pqxx::result r = tx.exec(t.name == std::string_view("tensors") ? "FETCH 50 FROM pull"
+                                                                         : "FETCH 2000 FROM pull");
     if (r.empty()) break;
     for (const auto& row : r) {
       sql::Stmt ins(db, insert_sql.c_str());
@@ -274,6 +297,8 @@ Expected<CopyCounts> pg_pull(pqxx::connection& conn, Store& dest, const std::str
     // One snapshot of the whole store: runs written meanwhile by the fleet are either all in
     // or all out, never a run without its rows.
     pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(conn);
+    // Doubles as exact text, whatever the server's default (older servers round to 15 digits).
+    tx.exec("SET LOCAL extra_float_digits = 3");
     for (const PgTable& t : pg_plain_tables())
       IG_RETURN_IF_ERROR(pull_table(tx, dest.db(), t, &counts.rows));
     int64_t runs = 0;

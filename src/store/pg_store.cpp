@@ -1,6 +1,8 @@
 #include "store/pg_store.h"
 
+#include <cctype>
 #include <regex>
+#include <vector>
 
 #include "store/pg_tables.h"
 #include "store/store.h"
@@ -11,12 +13,49 @@ bool is_postgres_url(std::string_view text) {
   return text.starts_with("postgresql://") || text.starts_with("postgres://");
 }
 
-std::string redact_url(const std::string& url) {
-  // scheme://user:password@host...: keep the user, hide the password; also a password=... option.
-  static const std::regex userinfo(R"(^([a-z]+://[^:/@?]*):[^@/?]*@)");
-  static const std::regex option(R"(([?&]password=)[^&]*)");
-  std::string out = std::regex_replace(url, userinfo, "$1:***@");
+std::string redact_url(const std::string& text) {
+  // Anywhere in the text (an error message may quote the URL, a mistyped URL may lack its
+  // scheme's exact spelling): scheme://user:password@ keeps the user; password=... options and
+  // conninfo keywords lose their value.
+  static const std::regex userinfo(R"(([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):[^@\s]*@)");
+  static const std::regex option(R"(((?:^|[?&\s])password\s*=\s*)('[^']*'|[^&\s]*))",
+                                 std::regex::icase);
+  std::string out = std::regex_replace(text, userinfo, "$1:***@");
   return std::regex_replace(out, option, "$1***");
+}
+
+namespace {
+
+std::string percent_decoded(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string redact_secrets(std::string text, const std::string& url) {
+  // The password as written in the URL and as libpq decoded it: a server or library message
+  // may quote either.
+  static const std::regex password(R"(^[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:([^@\s]*)@)");
+  std::smatch m;
+  std::vector<std::string> secrets;
+  if (std::regex_search(url, m, password) && m[1].length() > 0) {
+    secrets.push_back(m[1].str());
+    secrets.push_back(percent_decoded(m[1].str()));
+  }
+  for (const std::string& secret : secrets)
+    for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at))
+      text.replace(at, secret.size(), "***");
+  return redact_url(text);
 }
 
 Expected<std::unique_ptr<pqxx::connection>> pg_connect(const std::string& url) {
@@ -29,13 +68,16 @@ Expected<std::unique_ptr<pqxx::connection>> pg_connect(const std::string& url) {
     // the message is about the server's answer, but it is redacted all the same.
     std::string why = e.what();
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
-    return io_error("cannot connect to {}: {}", shown, redact_url(why));
+    return io_error("cannot connect to {}: {}", shown, redact_secrets(why, url));
   }
   try {
     pqxx::work tx(*conn);
-    // One schema maker at a time: CREATE TABLE IF NOT EXISTS races between sessions.
-    tx.exec("SELECT pg_advisory_xact_lock(7120419)");
-    tx.exec(pg_schema_sql());
+    // Tables made already (the index is made last): no DDL, so a read-only role can connect.
+    if (tx.exec("SELECT to_regclass('fleet_jobs_state') IS NULL")[0][0].as<bool>()) {
+      // One schema maker at a time: CREATE TABLE IF NOT EXISTS races between sessions.
+      tx.exec("SELECT pg_advisory_xact_lock(7120419)");
+      tx.exec(pg_schema_sql());
+    }
     auto r = tx.exec("SELECT value FROM meta WHERE key = 'schema_version'");
     if (r.empty()) {
       tx.exec_params("INSERT INTO meta(key, value) VALUES('schema_version', $1)",
@@ -47,7 +89,7 @@ Expected<std::unique_ptr<pqxx::connection>> pg_connect(const std::string& url) {
     }
     tx.commit();
   } catch (const std::exception& e) {
-    return io_error("{}: cannot set up the store: {}", shown, e.what());
+    return io_error("{}: cannot set up the store: {}", shown, redact_secrets(e.what(), url));
   }
   return conn;
 }

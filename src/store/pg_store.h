@@ -19,8 +19,11 @@ namespace ig {
 class Store;
 
 bool is_postgres_url(std::string_view text);
-// The URL with its password replaced by "***", for every message that names it.
-std::string redact_url(const std::string& url);
+// The text with every URL's password (and password=... option) replaced by "***", for every
+// message that names a store.
+std::string redact_url(const std::string& text);
+// Also removes the password of `url` where the text quotes it bare (libpq's own messages).
+std::string redact_secrets(std::string text, const std::string& url);
 
 // Connects, creates the tables where missing (under an advisory lock: many workers start at
 // once) and checks the schema version. Errors name the redacted URL.

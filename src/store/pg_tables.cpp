@@ -4,10 +4,10 @@ namespace ig {
 
 const std::vector<PgTable>& pg_plain_tables() {
   static const std::vector<PgTable> tables = {
-      {"meta", {{"key", 't'}, {"value", 't'}}},
-      {"hosts", {{"id", 't'}, {"fingerprint", 't'}}},
-      {"platforms", {{"spec", 't'}, {"host", 't'}, {"oracle", 'i'}}},
-      {"models", {{"hash", 't'}, {"path", 't'}, {"name", 't'}, {"lineage", 't'}}},
+      {"meta", {{"key", 't'}, {"value", 't'}}, "key"},
+      {"hosts", {{"id", 't'}, {"fingerprint", 't'}}, "id"},
+      {"platforms", {{"spec", 't'}, {"host", 't'}, {"oracle", 'i'}}, "spec, host, oracle"},
+      {"models", {{"hash", 't'}, {"path", 't'}, {"name", 't'}, {"lineage", 't'}}, "hash"},
       {"graph_nodes",
        {{"model", 't'},
         {"idx", 'i'},
@@ -16,9 +16,12 @@ const std::vector<PgTable>& pg_plain_tables() {
         {"domain", 't'},
         {"inputs", 't'},
         {"outputs", 't'},
-        {"attributes", 't'}}},
-      {"inputs", {{"hash", 't'}, {"label", 't'}, {"recipe", 't'}}},
-      {"tensors", {{"hash", 't'}, {"dtype", 't'}, {"shape", 't'}, {"nbytes", 'i'}, {"data", 'b'}}},
+        {"attributes", 't'}},
+       "model, idx"},
+      {"inputs", {{"hash", 't'}, {"label", 't'}, {"recipe", 't'}}, "hash"},
+      {"tensors",
+       {{"hash", 't'}, {"dtype", 't'}, {"shape", 't'}, {"nbytes", 'i'}, {"data", 'b'}},
+       "hash, dtype, shape"},
   };
   return tables;
 }
@@ -34,7 +37,8 @@ const PgTable& pg_runs_table() {
                                 {"verdict", 't'},
                                 {"reason", 't'},
                                 {"repro", 't'},
-                                {"seconds", 'r'}}};
+                                {"seconds", 'r'}},
+                               "model, input, platform, host, repetition"};
   return runs;
 }
 
@@ -55,8 +59,12 @@ const std::vector<PgTable>& pg_run_tables() {
         {"mean", 'r'},
         {"nan_count", 'i'},
         {"inf_count", 'i'}},
+       "run, value",
        true},
-      {"node_notes", {{"run", 'i'}, {"value", 't'}, {"note", 't'}, {"covers", 't'}}, true},
+      {"node_notes",
+       {{"run", 'i'}, {"value", 't'}, {"note", 't'}, {"covers", 't'}},
+       "run, value",
+       true},
       {"rejections",
        {{"run", 'i'},
         {"position", 'i'},
@@ -64,6 +72,7 @@ const std::vector<PgTable>& pg_run_tables() {
         {"op_type", 't'},
         {"node_index", 'i'},
         {"reason", 't'}},
+       "run, position",
        true},
       {"self_checks",
        {{"run", 'i'},
@@ -76,6 +85,7 @@ const std::vector<PgTable>& pg_run_tables() {
         {"hash", 't'},
         {"dtype", 't'},
         {"shape", 't'}},
+       "run, value, kind",
        true},
   };
   return tables;

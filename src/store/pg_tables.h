@@ -15,6 +15,9 @@ struct PgColumn {
 struct PgTable {
   const char* name;
   std::vector<PgColumn> columns;
+  // Rows are read in this order: concurrent pushes then take row locks in the same order
+  // and cannot deadlock one another.
+  const char* order_by;
   bool keyed_by_run = false;  // first column is runs.id, remapped on push
 };
 

@@ -136,7 +136,7 @@ Store::Store()
 Store::~Store() {
   sql::forget_cached(db_);
   sqlite3_close_v2(db_);
-  if (!remote_.empty())
+  if (!remote_.empty() && !keep_snapshot_)
     for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path_ + suffix).c_str());
 }
 

@@ -199,8 +199,9 @@ class Store {
   static Expected<std::unique_ptr<Store>> open_remote(const std::string& url);
   sqlite3* db_ = nullptr;
   std::string path_;
-  std::string remote_;  // postgresql:// URL when path_ is a temporary snapshot of it
-  std::string oracle_;  // meta "oracle": its tensors become their values' references
+  std::string remote_;          // postgresql:// URL when path_ is a temporary snapshot of it
+  bool keep_snapshot_ = false;  // a failed push leaves the results there, not lost
+  std::string oracle_;          // meta "oracle": its tensors become their values' references
   std::unique_ptr<ReferenceIndex> references_;
   // References (oracle tensors) decoded and in the dtype of the tensors read against them:
   // analyses read every platform's tensor of a value against the same reference.

@@ -27,6 +27,8 @@ namespace fs = std::filesystem;
 namespace {
 
 Expected<std::string> file_hash(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return not_found("{}: no such model file", path);
   std::ifstream f(path, std::ios::binary);
   if (!f) return io_error("{}: cannot read", path);
   std::stringstream ss;

@@ -186,6 +186,12 @@ TEST(StudyCli, BadRequestsGetClearErrors) {
   r = run_cli("study --model " + dir.file("none.onnx") + " -p ref --store " + dir.file("s.db"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("none.onnx"), std::string::npos) << r.err;
+  // A store that cannot be written is the environment's failure, not the request's: exit 3, so
+  // a fleet worker retries the job (elsewhere) instead of giving it up.
+  const std::string model = testing::write_model(testing::mini_resnet(), dir.file("m.onnx"));
+  r = run_cli("study --model " + model + " -p ref --store /proc/nonexistent/s.db");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("/proc/nonexistent/s.db: cannot open store"), std::string::npos) << r.err;
   const std::string db = testing::build_sim_store(dir, {{"sim:base", ""}}, 1);
   r = run_cli("export --store " + db + " --run 1 --node nosuch -o " + dir.file("x.npy"));
   EXPECT_EQ(r.exit_code, 2);

@@ -10,6 +10,7 @@ reports it; the Slurm array script runs a campaign plan when executed without Sl
 import argparse
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -89,6 +90,39 @@ def failing_job(pg, tmp):
     check(status["jobs"]["failed"] == 1 and attempts == "1"
           and "vanishing.onnx" in status["failed"][0]["error"],
           f"failed once, not retried, the error kept: {status['failed']}")
+
+
+def read_only_role(pg, tmp):
+    """A role that may only read analyses a store made already (no DDL at connect); a study it
+    cannot copy in exits 3 and keeps its results in the snapshot it names, and `merge` copies
+    them in later: hours of runs are not lost to a failing final push."""
+    url = pg.createdb("readonly")
+    model = os.path.join(tmp, "readonly.onnx")
+    assert cli(["zoo", "export", "Cifar10-small", "-o", model]).returncode == 0
+    json_of(cli(["study", "--model", model, "-p", "ref", "--oracle", "none", "--store", url,
+                 "--json"]), "study as owner")
+    pg.psql("readonly", "CREATE ROLE reader LOGIN PASSWORD 'reader-pw';"
+            "GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
+    reader = url.replace(f":{PASSWORD}@", ":reader-pw@").replace("//infergap:", "//reader:")
+    r = cli(["compare", "--store", reader, "--json"])
+    check(r.returncode == 0, "a read-only role compares a made store " + r.stderr.strip()[-160:])
+    r = cli(["study", "--model", model, "-p", "ref", "--oracle", "none", "--host-tag", "second",
+             "--store", reader])
+    kept = re.search(r"the results are kept in (\S+):", r.stderr)
+    check(r.returncode == 3 and "permission denied" in r.stderr and kept is not None
+          and "reader-pw" not in r.stderr,
+          f"a push refused by the server: exit 3 (got {r.returncode}), why, where the results "
+          "are: " + r.stderr.strip()[-240:])
+    if kept is None:
+        return
+    snapshot = kept.group(1)
+    check(os.path.exists(snapshot), f"the snapshot {snapshot} is still there")
+    before = int(pg.psql("readonly", "SELECT count(*) FROM runs"))
+    r = cli(["merge", snapshot, "-o", url])
+    after = int(pg.psql("readonly", "SELECT count(*) FROM runs"))
+    check(r.returncode == 0 and after == before + 1,
+          f"merge copies the kept results in ({before} -> {after} runs) " + r.stderr[-160:])
+    os.remove(snapshot)
 
 
 def wait_for(pred, timeout, what):
@@ -291,6 +325,7 @@ def main():
         os.chdir(tmp)
         bad_input(pg)
         failing_job(pg, tmp)
+        read_only_role(pg, tmp)
         fleet_study(pg, tmp)
         cut_off_worker(pg, tmp)
         every_host(pg, tmp)

@@ -20,6 +20,20 @@ TEST(PgUrl, RedactsThePasswordAndKeepsTheRest) {
   EXPECT_EQ(redact_url("postgresql://h/db?user=ig&password=hunter2&sslmode=require"),
             "postgresql://h/db?user=ig&password=***&sslmode=require");
   EXPECT_EQ(redact_url("postgresql://ig@h/db"), "postgresql://ig@h/db");
+  // A password holding '?' and '/', a URL inside a message, a mistyped scheme, conninfo text.
+  EXPECT_EQ(redact_url("postgresql://ig:a?b/c@h/db"), "postgresql://ig:***@h/db");
+  EXPECT_EQ(redact_url("--store 'postgresq://ig:pw@h/db': expected a postgresql:// URL"),
+            "--store 'postgresq://ig:***@h/db': expected a postgresql:// URL");
+  EXPECT_EQ(redact_url("host=h user=ig password=pw dbname=x"),
+            "host=h user=ig password=*** dbname=x");
+}
+
+TEST(PgUrl, RedactsTheBarePasswordFromLibraryMessages) {
+  const std::string url = "postgresql://ig:p%40ss!@h/db";
+  EXPECT_EQ(redact_secrets("FATAL: password \"p@ss!\" rejected", url),
+            "FATAL: password \"***\" rejected");
+  EXPECT_EQ(redact_secrets("bad option p%40ss! here", url), "bad option *** here");
+  EXPECT_EQ(redact_secrets("nothing secret", "postgresql://ig@h/db"), "nothing secret");
 }
 
 TEST(PgUrl, AnUnreachableServerIsAnErrorNamingTheRedactedUrl) {
