@@ -88,9 +88,16 @@ Expected<int> pair_precision(const RepRun& a, const RepRun& b,
     if (ia->second == ib->second) {
       bits = dtype_info(ia->second.dtype).mantissa_bits;
     } else {
-      IG_ASSIGN_OR_RETURN(Tensor ta, cache.get(ia->second));
-      IG_ASSIGN_OR_RETURN(Tensor tb, cache.get(ib->second));
-      bits = std::max(0, tensor_remaining_precision(ta, tb));
+      std::string ka = TensorFacts::key(ia->second), kb = TensorFacts::key(ib->second);
+      if (kb < ka) std::swap(ka, kb);  // the measure is symmetric: one fact per pair
+      if (auto known = cache.facts().find(TensorFacts::kRemainingPrecision, ka, kb)) {
+        bits = static_cast<int>(*known);
+      } else {
+        IG_ASSIGN_OR_RETURN(Tensor ta, cache.get(ia->second));
+        IG_ASSIGN_OR_RETURN(Tensor tb, cache.get(ib->second));
+        bits = std::max(0, tensor_remaining_precision(ta, tb));
+        cache.facts().learn(TensorFacts::kRemainingPrecision, ka, kb, bits);
+      }
     }
     rp = rp < 0 ? bits : std::min(rp, bits);
   }
@@ -121,23 +128,43 @@ Expected<double> deviating_share(const CaseData& c, const Partition& p,
   for (const auto& v : values) {
     auto i0 = first->values.find(v);
     if (i0 == first->values.end()) continue;
-    IG_ASSIGN_OR_RETURN(Tensor t0, cache.get(i0->second));
-    const size_t width = dtype_size(t0.dtype());
-    std::vector<bool> differs(static_cast<size_t>(t0.numel()), false);
+    // The classes' tensors of this value comparable with the first class's; the elements where
+    // they do not all agree depend only on that set of tensors.
+    std::vector<TensorKey> others;
+    std::vector<std::string> names{TensorFacts::key(i0->second)};
     for (size_t k = 1; k < p.classes.size(); ++k) {
       const RepRun* other = c.runs.at(p.classes[k][0]).run();
       auto it = other->values.find(v);
       if (it == other->values.end() || it->second.dtype != i0->second.dtype ||
           it->second.shape != i0->second.shape)
         continue;
-      IG_ASSIGN_OR_RETURN(Tensor tk, cache.get(it->second));
+      others.push_back(it->second);
+      names.push_back(TensorFacts::key(it->second));
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    std::string set;
+    for (const auto& n : names) set += (set.empty() ? "" : ";") + n;
+    int64_t numel = 1;
+    for (int64_t d : i0->second.shape) numel *= d;
+    total += numel;
+    if (auto known = cache.facts().find(TensorFacts::kDeviating, set, "")) {
+      deviating += static_cast<int64_t>(*known);
+      continue;
+    }
+    IG_ASSIGN_OR_RETURN(Tensor t0, cache.get(i0->second));
+    const size_t width = dtype_size(t0.dtype());
+    std::vector<bool> differs(static_cast<size_t>(t0.numel()), false);
+    for (const TensorKey& key : others) {
+      IG_ASSIGN_OR_RETURN(Tensor tk, cache.get(key));
       const auto* a = reinterpret_cast<const unsigned char*>(t0.raw());
       const auto* b = reinterpret_cast<const unsigned char*>(tk.raw());
       for (size_t e = 0; e < differs.size(); ++e)
         if (!differs[e] && std::memcmp(a + e * width, b + e * width, width) != 0) differs[e] = true;
     }
-    total += t0.numel();
-    deviating += std::count(differs.begin(), differs.end(), true);
+    const auto count = std::count(differs.begin(), differs.end(), true);
+    cache.facts().learn(TensorFacts::kDeviating, set, "", static_cast<double>(count));
+    deviating += count;
   }
   return total == 0 ? 0.0 : static_cast<double>(deviating) / static_cast<double>(total);
 }

@@ -112,6 +112,7 @@ Expected<StudyData> load_study(const Store& store, const std::string& model) {
   if (!model.empty() && study.cases.empty())
     return not_found("{}: no runs of a model named '{}'", store.path(), model);
   study.load = [&store](const TensorKey& k) { return store.tensor(k); };
+  IG_RETURN_IF_ERROR(study.facts->load(store));
   finalize(study);
   return study;
 }

@@ -4,9 +4,11 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "analysis/tensor_facts.h"
 #include "store/store.h"
 
 namespace ig {
@@ -57,6 +59,8 @@ struct StudyData {
   // The self-check's re-runs (study/self_check.h), by the run they checked.
   std::map<int64_t, std::vector<StoredSelfCheck>> self_checks;
   TensorLoader load;
+  // Facts about its tensors kept in the store; never null after load_study.
+  std::shared_ptr<TensorFacts> facts = std::make_shared<TensorFacts>();
   std::vector<std::string> labels() const;
 };
 
@@ -71,8 +75,12 @@ Expected<StudyData> load_study(const Store& store, const std::string& model = ""
 // Caches tensors by key while one analysis runs.
 class TensorCache {
  public:
-  explicit TensorCache(TensorLoader load) : load_(std::move(load)) {}
+  explicit TensorCache(TensorLoader load, std::shared_ptr<TensorFacts> facts = nullptr)
+      : load_(std::move(load)),
+        facts_(facts ? std::move(facts) : std::make_shared<TensorFacts>()) {}
+  explicit TensorCache(const StudyData& study) : TensorCache(study.load, study.facts) {}
   Expected<Tensor> get(const TensorKey& key);
+  TensorFacts& facts() { return *facts_; }
   // Errors against the oracle already computed, by (platform tensor, oracle tensor): compare's
   // origins and its per-layer errors ask for the same pairs. Value: error (-1 not comparable),
   // and the platform tensor's dtype.
@@ -82,6 +90,7 @@ class TensorCache {
 
  private:
   TensorLoader load_;
+  std::shared_ptr<TensorFacts> facts_;
   std::map<TensorKey, Tensor> cache_;
   std::map<std::pair<TensorKey, TensorKey>, std::pair<double, DType>> oracle_errors_;
 };

@@ -88,7 +88,7 @@ class ExplainConfirm {
 Status run_attribute(const AttributeArgs& args) {
   IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args.store));
   IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args.model));
-  TensorCache cache(study.load);
+  TensorCache cache(study);
   const auto labels = study.labels();
   ExplainConfirm confirm(*store, args);
   std::vector<SplitAttribution> all;

@@ -11,6 +11,7 @@
 #include "analysis/oracle.h"
 #include "analysis/oracle_origins.h"
 #include "cli/commands.h"
+#include "cli/compare_json.h"
 #include "cli/study_json.h"
 
 namespace ig::cli {
@@ -43,10 +44,10 @@ Expected<nlohmann::json> layers_json(const StudyData& study, const CaseData& c,
   return nlohmann::json{{"rows", out}, {"hidden", hidden}};
 }
 
-Status print_compare(const StudyData& study, const CompareOptions& options) {
-  const bool layers = options.layers;
-  const std::string& format = options.format;
-  TensorCache cache(study.load);
+}  // namespace
+
+Expected<nlohmann::json> compare_json(const StudyData& study, bool layers, bool all_nodes,
+                                      TensorCache& cache) {
   const auto labels = study.labels();
   nlohmann::json j;
   j["platforms"] = labels;
@@ -60,7 +61,7 @@ Status print_compare(const StudyData& study, const CompareOptions& options) {
     cj["remaining_precision"] = rp;
     if (layers) {
       IG_ASSIGN_OR_RETURN(auto rows, layer_table(c, labels, cache));
-      IG_ASSIGN_OR_RETURN(auto lj, layers_json(study, c, rows, options.all_nodes, cache));
+      IG_ASSIGN_OR_RETURN(auto lj, layers_json(study, c, rows, all_nodes, cache));
       cj["layers"] = lj["rows"];
       cj["hidden_data_movement"] = lj["hidden"];
       // The paper's Section 3 table from the specs alone (explain is `infergap attribute`'s).
@@ -104,7 +105,25 @@ Status print_compare(const StudyData& study, const CompareOptions& options) {
   for (const auto& fc : flag_clusters(study))
     j["flag_clusters"].push_back(
         {{"flags", fc.flags}, {"hosts", fc.hosts}, {"aligned_with_eqcs", fc.aligned}});
+  return j;
+}
 
+void keep_tensor_facts(Store& store, const StudyData& study, const char* command) {
+  const size_t n = study.facts->learned();
+  if (n == 0) return;
+  if (Status st = study.facts->save(store); !st.ok())
+    std::fprintf(stderr, "infergap %s: note: %zu computed tensor facts not kept in the store: %s\n",
+                 command, n, st.message().c_str());
+}
+
+namespace {
+
+Status print_compare(const StudyData& study, const CompareOptions& options) {
+  const std::string& format = options.format;
+  TensorCache cache(study);
+  IG_ASSIGN_OR_RETURN(const nlohmann::json j,
+                      compare_json(study, options.layers, options.all_nodes, cache));
+  const auto labels = study.labels();
   if (format == "json") {
     std::printf("%s\n", j.dump(2).c_str());
     return Status::Ok();
@@ -142,10 +161,12 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     Status st = [&]() -> Status {
       IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args->store));
       IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args->model));
-      return print_compare(study, {args->layers, args->all_nodes,
-                                   args->json  ? "json"
-                                   : args->csv ? "csv"
-                                               : "text"});
+      IG_RETURN_IF_ERROR(print_compare(study, {args->layers, args->all_nodes,
+                                               args->json  ? "json"
+                                               : args->csv ? "csv"
+                                                           : "text"}));
+      keep_tensor_facts(*store, study, "compare");
+      return Status::Ok();
     }();
     if (!st.ok()) {
       std::fprintf(stderr, "infergap compare: %s\n", st.message().c_str());

@@ -23,7 +23,7 @@ Status run_oracle_origins(const OriginsArgs& args) {
   IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args.model));
   if (study.oracles.empty())
     return invalid_argument("{}: the study has no oracle runs (study --oracle)", args.store);
-  TensorCache cache(study.load);
+  TensorCache cache(study);
   std::vector<OracleOrigin> largest;
   IG_ASSIGN_OR_RETURN(auto origins, oracle_origins(study, cache, &largest));
   nlohmann::json j = nlohmann::json::array();
@@ -69,7 +69,7 @@ Status run_oracle_origins(const OriginsArgs& args) {
 Status print_origins(const OriginsArgs& args) {
   IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args.store));
   IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args.model));
-  TensorCache cache(study.load);
+  TensorCache cache(study);
   const auto labels = study.labels();
   std::vector<std::pair<std::string, std::string>> pairs;
   if (!args.a.empty() || !args.b.empty()) {

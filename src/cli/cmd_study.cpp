@@ -10,6 +10,7 @@
 
 #include "analysis/self_check_plan.h"
 #include "cli/commands.h"
+#include "cli/compare_json.h"
 #include "cli/fleet_plan.h"
 #include "cli/input_options.h"
 #include "cli/limit_options.h"
@@ -31,12 +32,23 @@ namespace {
 Expected<SelfCheckSummary> self_check_study(Store& store, WorkerPool& pool,
                                             const StudyOptions& options, const std::string& host) {
   IG_ASSIGN_OR_RETURN(auto study, load_study(store));
-  TensorCache cache(study.load);
+  TensorCache cache(study);
   IG_ASSIGN_OR_RETURN(auto requests, self_check_requests(study, cache, host));
+  keep_tensor_facts(store, study, "study");
   if (requests.empty()) return SelfCheckSummary{};
   IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(pool.worker_executable()));
   return run_self_checks(store, pool, catalog, requests,
                          {options.timeout_seconds, options.max_memory_bytes});
+}
+
+// What `compare --layers` computes from tensors (errors against the oracle, remaining precision,
+// deviating elements), learned now and kept as tensor facts: later analyses read numbers instead
+// of decoding every layer of every run again.
+Status learn_tensor_facts(Store& store) {
+  IG_ASSIGN_OR_RETURN(auto study, load_study(store));
+  TensorCache cache(study);
+  IG_RETURN_IF_ERROR(compare_json(study, /*layers=*/true, /*all_nodes=*/false, cache).status());
+  return study.facts->save(store);
 }
 
 }  // namespace
@@ -159,6 +171,7 @@ void add_study_command(CLI::App& app, int& exit_code) {
                      {"runs_skipped", summary->skipped},
                      {"verdicts", summary->verdicts},
                      {"defaulted_dims", announce_defaulted("study", summary->defaulted)}};
+    if (Status st = learn_tensor_facts(**store); !st.ok()) return fail(st);
     if (!summary->oracle.empty() && args->opt.all_layers && !args->no_self_check) {
       auto checks = self_check_study(**store, pool, args->opt, summary->host);
       if (!checks.ok()) return fail(checks.status());

@@ -187,7 +187,7 @@ nlohmann::json hosts_data(const StudyData& study) {
 
 Expected<nlohmann::json> collect_report_data(const Store& store, const ReportOptions& options) {
   IG_ASSIGN_OR_RETURN(auto study, load_study(store, options.model));
-  TensorCache cache(study.load);
+  TensorCache cache(study);
   std::vector<Partition> parts;
   for (const auto& c : study.cases) parts.push_back(partition_values(c, study.labels(), c.outputs));
   nlohmann::json j;

@@ -22,6 +22,7 @@ const std::vector<PgTable>& pg_plain_tables() {
       {"tensors",
        {{"hash", 't'}, {"dtype", 't'}, {"shape", 't'}, {"nbytes", 'i'}, {"data", 'b'}},
        "hash, dtype, shape"},
+      {"tensor_facts", {{"kind", 't'}, {"a", 't'}, {"b", 't'}, {"value", 'r'}}, "kind, a, b"},
   };
   return tables;
 }
@@ -92,7 +93,8 @@ const std::vector<PgTable>& pg_run_tables() {
 }
 
 std::string pg_schema_sql() {
-  // The SQLite schema (store.cpp) in PostgreSQL's types; the fleet's tables follow.
+  // The SQLite schema (store.cpp) in PostgreSQL's types; the fleet's tables follow. The last
+  // table made is the one pg_connect looks for to know the schema is complete.
   return R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS hosts(id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL);
@@ -134,6 +136,8 @@ CREATE TABLE IF NOT EXISTS fleet_jobs(id BIGSERIAL PRIMARY KEY,
   attempts BIGINT NOT NULL DEFAULT 0, runs_new BIGINT, runs_existing BIGINT, error TEXT,
   started TIMESTAMPTZ, finished TIMESTAMPTZ, UNIQUE(plan, shard, scope));
 CREATE INDEX IF NOT EXISTS fleet_jobs_state ON fleet_jobs(state, id);
+CREATE TABLE IF NOT EXISTS tensor_facts(kind TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL,
+  value DOUBLE PRECISION NOT NULL, PRIMARY KEY(kind, a, b));
 )sql";
 }
 

@@ -49,6 +49,8 @@ CREATE TABLE IF NOT EXISTS self_checks(run INTEGER NOT NULL REFERENCES runs(id),
   value TEXT NOT NULL, kind TEXT NOT NULL, spec TEXT NOT NULL, nodes TEXT NOT NULL,
   verdict TEXT NOT NULL, reason TEXT NOT NULL, hash TEXT NOT NULL, dtype TEXT NOT NULL,
   shape TEXT NOT NULL, PRIMARY KEY(run, value, kind));
+CREATE TABLE IF NOT EXISTS tensor_facts(kind TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL,
+  value REAL NOT NULL, PRIMARY KEY(kind, a, b)) WITHOUT ROWID;
 )sql";
 
 struct Stats {

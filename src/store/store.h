@@ -38,6 +38,15 @@ struct TensorKey {
   static TensorKey of(const Tensor& t);
 };
 
+// A number that depends only on the contents of tensors (the error of one against the oracle's,
+// the remaining precision of a pair, ...), computed once by an analysis and kept, so that later
+// analyses need not decode the tensors again (analysis/tensor_facts.h). Never stale: the tensors
+// are named by their content.
+struct TensorFact {
+  std::string kind, a, b;
+  double value = 0;
+};
+
 struct RunKey {
   std::string model;  // model content hash (hex)
   std::string input;  // input-set hash (hex)
@@ -173,6 +182,9 @@ class Store {
   // Every self-check re-run, by the run it checked.
   Expected<std::map<int64_t, std::vector<StoredSelfCheck>>> self_checks() const;
   Expected<int64_t> count(const std::string& table) const;
+  Expected<std::vector<TensorFact>> tensor_facts() const;
+  // Facts already there are kept (they cannot differ: they are functions of content).
+  Status put_tensor_facts(const std::vector<TensorFact>& facts);
 
   // Unions the store at `other` into this one; existing runs (by key) are kept.
   // A store of another schema version is refused with both versions named.

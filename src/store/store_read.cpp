@@ -246,6 +246,26 @@ Expected<std::map<int64_t, std::vector<Rejection>>> Store::all_rejections() cons
   return rejections_by_run(st);
 }
 
+Expected<std::vector<TensorFact>> Store::tensor_facts() const {
+  std::vector<TensorFact> out;
+  sql::Stmt st(db_, "SELECT kind, a, b, value FROM tensor_facts");
+  while (st.step()) out.push_back({st.text(0), st.text(1), st.text(2), st.real(3)});
+  IG_RETURN_IF_ERROR(st.status());
+  return out;
+}
+
+Status Store::put_tensor_facts(const std::vector<TensorFact>& facts) {
+  if (facts.empty()) return Status::Ok();
+  sql::Transaction tx(db_);
+  IG_RETURN_IF_ERROR(tx.status());
+  sql::Stmt st(db_, "INSERT OR IGNORE INTO tensor_facts(kind, a, b, value) VALUES(?, ?, ?, ?)");
+  for (const auto& f : facts) {
+    st.reset();
+    IG_RETURN_IF_ERROR(st.bind(1, f.kind).bind(2, f.a).bind(3, f.b).bind(4, f.value).run());
+  }
+  return tx.commit();
+}
+
 Status Store::merge_from(const std::string& other) {
   {
     sql::Stmt att(db_, "ATTACH DATABASE ? AS src");
@@ -288,6 +308,9 @@ INSERT OR IGNORE INTO self_checks SELECT d.id, c.value, c.kind, c.spec, c.nodes,
   JOIN main.runs d ON d.model = s.model AND d.input = s.input AND d.platform = s.platform
     AND d.host = s.host AND d.repetition = s.repetition;
 )sql"));
+    IG_ASSIGN_OR_RETURN(const bool has_facts, has_table("tensor_facts", "src"));
+    if (has_facts)
+      IG_RETURN_IF_ERROR(exec("INSERT OR IGNORE INTO tensor_facts SELECT * FROM src.tensor_facts"));
     return tx.commit();
   }();
   IG_RETURN_IF_ERROR(exec("DETACH DATABASE src"));

@@ -82,6 +82,9 @@ TEST(StudyCli, RemainingPrecisionOfExportedTensorsMatchesPlainBitCode) {
   }
   EXPECT_EQ(j["rp_matrix"].get<std::vector<std::vector<int>>>(), expect);
   EXPECT_LT(expect[0][3], 23);  // the matrix is not trivially full
+  // The second compare reads the remaining precision the first one kept as tensor facts.
+  const auto again = cli_json("compare --store " + db + " --json");
+  EXPECT_EQ(again["rp_matrix"].get<std::vector<std::vector<int>>>(), expect);
   const auto csv = run_cli("compare --store " + db + " --csv");
   EXPECT_NE(csv.out.find("sim:conv1,C*,C*"), std::string::npos) << csv.out;
 }
