@@ -53,16 +53,8 @@ Expected<Worst> worst_error(const RepRun& run, const RepRun& oracle,
       const auto pair = std::make_pair(ir->second, io->second);
       auto hit = shared.find(pair);
       if (hit == shared.end()) {
-        const std::string kt = TensorFacts::key(ir->second), ko = TensorFacts::key(io->second);
-        auto error = cache.facts().find(TensorFacts::kOracleError, kt, ko);
-        if (!error) {
-          IG_ASSIGN_OR_RETURN(Tensor t, cache.get(ir->second));
-          IG_ASSIGN_OR_RETURN(Tensor o, cache.get(io->second));
-          const OracleTensorError e = oracle_tensor_error(t, o);
-          error = e.comparable ? e.error : -1.0;
-          cache.facts().learn(TensorFacts::kOracleError, kt, ko, *error);
-        }
-        hit = shared.emplace(pair, std::make_pair(*error, ir->second.dtype)).first;
+        IG_ASSIGN_OR_RETURN(const double error, cache.oracle_error(ir->second, io->second));
+        hit = shared.emplace(pair, std::make_pair(error, ir->second.dtype)).first;
       }
       known = memo.emplace(v, hit->second).first;
     }

@@ -52,20 +52,22 @@ Expected<SelfCheck> self_check_of(const ErrorSpan& s, const RepRun& run, const R
   // The reference: the oracle on the platform's own inputs where it ran, else the oracle's trace.
   const bool have_exact = exact && exact->verdict == Verdict::kOk && exact->tensor;
   const TensorKey reference = have_exact ? *exact->tensor : oracle.values.at(s.worst_output);
-  IG_ASSIGN_OR_RETURN(Tensor traced, cache.get(run.values.at(s.worst_output)));
-  IG_ASSIGN_OR_RETURN(Tensor alone, cache.get(*unfused->tensor));
-  IG_ASSIGN_OR_RETURN(const OracleTensorError unfused_vs, error_between(alone, reference, cache));
-  IG_ASSIGN_OR_RETURN(const OracleTensorError local_vs, error_between(traced, reference, cache));
-  for (const auto* e : {&unfused_vs, &local_vs}) {
-    if (e->comparable) continue;
+  // From the kept tensor facts where the study learned them (inner tensors may not be kept).
+  const TensorKey& traced = run.values.at(s.worst_output);
+  IG_ASSIGN_OR_RETURN(const double unfused_error, cache.oracle_error(*unfused->tensor, reference));
+  IG_ASSIGN_OR_RETURN(const double local_error, cache.oracle_error(traced, reference));
+  for (const TensorKey* y : {&*unfused->tensor, &traced}) {
+    if ((y == &traced ? local_error : unfused_error) >= 0) continue;
+    IG_ASSIGN_OR_RETURN(Tensor t, cache.get(*y));
+    IG_ASSIGN_OR_RETURN(const OracleTensorError e, error_between(t, reference, cache));
     sc.verdict = SelfCheckVerdict::kFailed;
-    sc.reason = "a re-run's output cannot be compared: " + e->why_not;
+    sc.reason = "a re-run's output cannot be compared: " + e.why_not;
     return sc;
   }
-  sc.unfused_error = unfused_vs.error;
+  sc.unfused_error = unfused_error;
   std::string against = "the oracle on the same inputs";
   if (have_exact) {
-    sc.local_error = local_vs.error;
+    sc.local_error = local_error;
     if (sc.local_error <= kGrossError) {
       sc.verdict = SelfCheckVerdict::kIllConditioned;
       sc.reason = fmt::format(

@@ -1,5 +1,7 @@
 #include "analysis/study_data.h"
 
+#include "analysis/oracle_error.h"
+
 #include <algorithm>
 #include <set>
 
@@ -54,6 +56,17 @@ Expected<Tensor> TensorCache::get(const TensorKey& key) {
   IG_ASSIGN_OR_RETURN(Tensor t, load_(key));
   cache_.emplace(key, t);
   return t;
+}
+
+Expected<double> TensorCache::oracle_error(const TensorKey& y, const TensorKey& oracle) {
+  const std::string ky = TensorFacts::key(y), ko = TensorFacts::key(oracle);
+  if (auto known = facts_->find(TensorFacts::kOracleError, ky, ko)) return *known;
+  IG_ASSIGN_OR_RETURN(Tensor t, get(y));
+  IG_ASSIGN_OR_RETURN(Tensor o, get(oracle));
+  const OracleTensorError e = oracle_tensor_error(t, o);
+  const double error = e.comparable ? e.error : -1.0;
+  facts_->learn(TensorFacts::kOracleError, ky, ko, error);
+  return error;
 }
 
 Expected<StudyData> load_study(const Store& store, const std::string& model) {

@@ -81,6 +81,9 @@ class TensorCache {
   explicit TensorCache(const StudyData& study) : TensorCache(study.load, study.facts) {}
   Expected<Tensor> get(const TensorKey& key);
   TensorFacts& facts() { return *facts_; }
+  // error(y, o) of analysis/oracle_error.h from the kept facts, else from the tensors (and
+  // learned); -1 when the two are not comparable.
+  Expected<double> oracle_error(const TensorKey& y, const TensorKey& oracle);
   // Errors against the oracle already computed, by (platform tensor, oracle tensor): compare's
   // origins and its per-layer errors ask for the same pairs. Value: error (-1 not comparable),
   // and the platform tensor's dtype.

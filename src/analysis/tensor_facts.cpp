@@ -19,8 +19,7 @@ std::string map_key(std::string_view kind, std::string_view a, std::string_view 
 
 std::string TensorFacts::key(const TensorKey& k) {
   std::string dims;
-  for (size_t i = 0; i < k.shape.size(); ++i)
-    dims += fmt::format("{}{}", i ? "x" : "", k.shape[i]);
+  for (size_t i = 0; i < k.shape.size(); ++i) dims += fmt::format("{}{}", i ? "x" : "", k.shape[i]);
   return fmt::format("{:016x}/{}/{}", k.hash, dtype_name(k.dtype), dims);
 }
 

@@ -1,7 +1,7 @@
 // infergap study --model M... -p SPEC... --store DB [--input NAME=SPEC...] [--shape NAME=DIMS...]
 //   [--dim SYMBOL=SIZE...] [--inputs N]
 //   [--seed S] [--oracle SPEC] [--repeat N] [--layers all|outputs] [--timeout S]
-//   [--max-memory SIZE] [--no-report] [--no-self-check] [--json]
+//   [--max-memory SIZE] [--keep-tensors classes|none] [--no-report] [--no-self-check] [--json]
 //   (writes <store dir>/report.html at the end unless --no-report)
 // infergap merge A.db B.db ... -o C.db [--json]
 #include <cstdio>
@@ -64,6 +64,7 @@ void add_study_command(CLI::App& app, int& exit_code) {
     PlanArgs plan;
     LimitArgs limits;
     bool json = false, no_report = false, no_self_check = false;
+    std::string keep_tensors = "classes";
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -93,6 +94,12 @@ void add_study_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--store", args->store,
                   "Study store: a SQLite file, or postgresql://user@host/db (a fleet's)")
+      ->capture_default_str();
+  cmd->add_option("--keep-tensors", args->keep_tensors,
+                  "classes: every distinct tensor (one per class per node); none: only graph "
+                  "outputs, inputs and self-check re-runs, inner layers as hashes and the numbers "
+                  "compare needs (no export or explain of inner layers, no platforms added later)")
+      ->check(CLI::IsMember({"classes", "none"}))
       ->capture_default_str();
   cmd->add_option("--shard", args->shard,
                   "I/N: run only the cases (model x input set) whose index is I modulo N")
@@ -178,6 +185,14 @@ void add_study_command(CLI::App& app, int& exit_code) {
       j["self_checks"] = {{"requested", checks->requested},
                           {"executed", checks->executed},
                           {"skipped", checks->skipped}};
+      // The verdicts compare the re-runs with the oracle: learned too, before tensors go.
+      if (checks->executed > 0)
+        if (Status st = learn_tensor_facts(**store); !st.ok()) return fail(st);
+    }
+    if (args->keep_tensors == "none") {
+      auto dropped = (*store)->drop_inner_tensors();
+      if (!dropped.ok()) return fail(dropped.status());
+      j["tensors_dropped"] = {{"tensors", dropped->tensors}, {"bytes", dropped->bytes}};
     }
     if (Status st = (*store)->push_to_remote(); !st.ok()) return fail(st);
     if (!args->no_report && (*store)->remote().empty())

@@ -47,6 +47,10 @@ struct TensorFact {
   double value = 0;
 };
 
+struct PruneCounts {
+  int64_t tensors = 0, bytes = 0;  // dropped, and their encoded bytes
+};
+
 struct RunKey {
   std::string model;  // model content hash (hex)
   std::string input;  // input-set hash (hex)
@@ -185,6 +189,9 @@ class Store {
   Expected<std::vector<TensorFact>> tensor_facts() const;
   // Facts already there are kept (they cannot differ: they are functions of content).
   Status put_tensor_facts(const std::vector<TensorFact>& facts);
+  // Drops the bytes of every tensor no graph output, input or self-check re-run needs (their
+  // rows and hashes stay; reading one says it was not kept), and gives the space back.
+  Expected<PruneCounts> drop_inner_tensors();
 
   // Unions the store at `other` into this one; existing runs (by key) are kept.
   // A store of another schema version is refused with both versions named.

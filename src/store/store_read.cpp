@@ -83,6 +83,11 @@ Expected<std::string> Store::tensor_blob(const TensorKey& key) const {
     return not_found("{}: no stored tensor {} {}{}", path_, hash, dtype_name(key.dtype),
                      shape_to_string(key.shape));
   }
+  if (st.is_null(1))
+    return not_found(
+        "{}: tensor {} {}{} was not kept (the study ran with --keep-tensors none; its hash and "
+        "the numbers computed from it are)",
+        path_, hash, dtype_name(key.dtype), shape_to_string(key.shape));
   const int64_t numel = shape_numel(key.shape);
   if (numel < 0 ||
       static_cast<uint64_t>(st.integer(0)) != static_cast<uint64_t>(numel) * dtype_size(key.dtype))

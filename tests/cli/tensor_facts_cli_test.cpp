@@ -53,9 +53,9 @@ TEST(TensorFactsCli, CompareFromKeptFactsEqualsCompareFromTensors) {
                              db);
   ASSERT_EQ(study.exit_code, 0) << study.err;
   for (const char* kind : {"oracle_error", "rp", "deviating"})
-    EXPECT_GT(sql_count(db, std::string("SELECT count(*) FROM tensor_facts WHERE kind = '") +
-                                kind + "'"),
-              0)
+    EXPECT_GT(
+        sql_count(db, std::string("SELECT count(*) FROM tensor_facts WHERE kind = '") + kind + "'"),
+        0)
         << kind;
 
   // The numbers computed again from the tensors, in a copy without facts.
@@ -84,6 +84,70 @@ TEST(TensorFactsCli, CompareFromKeptFactsEqualsCompareFromTensors) {
     }
   EXPECT_TRUE(split);
   EXPECT_TRUE(erred);
+}
+
+std::string sql_text(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  EXPECT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+  std::string out;
+  if (sqlite3_step(st) == SQLITE_ROW)
+    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+TEST(TensorFactsCli, KeepTensorsNoneGivesTheSameComparisonInASmallerStore) {
+  TempDir dir;
+  const std::string model = testing::write_model(testing::mini_resnet(), dir.file("m.onnx"));
+  const std::string study = "study --model " + model +
+                            " -p ref -p ref:acc=lanes8 -p ref:fma=on --inputs 2 --no-report "
+                            "--json --store ";
+  const std::string all = dir.file("classes.db"), none = dir.file("none.db");
+  cli_json(study + all);
+  const auto summary = cli_json(study + none + " --keep-tensors none");
+  EXPECT_GT(summary["tensors_dropped"]["tensors"].get<int64_t>(), 0);
+  const std::string bytes = "SELECT coalesce(sum(length(data)), 0) FROM tensors";
+  EXPECT_LT(sql_count(none, bytes), sql_count(all, bytes) / 2);
+  // Inner tensors are gone, their hashes stay: every layer row is still there.
+  EXPECT_GT(sql_count(none, "SELECT count(*) FROM tensors WHERE data IS NULL"), 0);
+  EXPECT_EQ(sql_count(none, "SELECT count(*) FROM node_outputs"),
+            sql_count(all, "SELECT count(*) FROM node_outputs"));
+
+  auto without_paths = [&](nlohmann::json j, const std::string& path) {
+    std::string text = j.dump();
+    for (size_t at = text.find(path); at != std::string::npos; at = text.find(path, at))
+      text.replace(at, path.size(), "STORE");
+    return nlohmann::json::parse(text);
+  };
+  for (const std::string flags : {"--json", "--layers --json"}) {
+    const auto a = without_paths(cli_json("compare " + flags + " --store " + all), all);
+    const auto b = without_paths(cli_json("compare " + flags + " --store " + none), none);
+    EXPECT_EQ(a, b) << flags;
+  }
+  const auto origins_a = without_paths(cli_json("origins --json --store " + all), all);
+  const auto origins_b = without_paths(cli_json("origins --json --store " + none), none);
+  EXPECT_EQ(origins_a, origins_b);
+
+  // Graph outputs can be exported; an inner layer says it was not kept.
+  const std::string run = sql_text(none, "SELECT min(run) FROM node_outputs");
+  const std::string output =
+      sql_text(none, "SELECT value FROM node_outputs WHERE is_output = 1 AND run = " + run);
+  auto r = run_cli("export --store " + none + " --run " + run + " --node " + output + " -o " +
+                   dir.file("y.npy"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string inner =
+      sql_text(none,
+               "SELECT o.value FROM node_outputs o JOIN tensors t ON t.hash = o.hash AND t.dtype = "
+               "o.dtype AND t.shape = o.shape WHERE t.data IS NULL AND o.run = " +
+                   run);
+  r = run_cli("export --store " + none + " --run " + run + " --node " + inner + " -o " +
+              dir.file("x.npy"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("was not kept (the study ran with --keep-tensors none"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace
