@@ -32,6 +32,8 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
 class ExplainConfirm {
  public:
   ExplainConfirm(const Store& store, const AttributeArgs& args) : store_(store), args_(args) {}
+  // Why explain could not run somewhere: the study kept no inner tensors ("" if it could).
+  const std::string& not_kept() const { return not_kept_; }
 
   std::vector<std::string> causes(const CaseData& c, const SplitAttribution& s) {
     auto a = side(c, s.a, s.node);
@@ -69,6 +71,10 @@ class ExplainConfirm {
     Model model;
     std::string value;
     auto p = explain_problem(store_, c, *pc->second.run(), platform, node, model, value);
+    if (!p.ok() && p.status().message().find("was not kept") != std::string::npos) {
+      not_kept_ = p.status().message();
+      return nullptr;
+    }
     if (!p.ok() || p->target.numel() > args_.max_elements) return nullptr;
     if (::isatty(2)) {
       std::fprintf(stderr, "\rattribute: explaining %s at %s\033[K", platform.c_str(),
@@ -83,6 +89,7 @@ class ExplainConfirm {
   const Store& store_;
   const AttributeArgs& args_;
   std::map<std::string, ExplainResult> done_;
+  std::string not_kept_;
 };
 
 Status run_attribute(const AttributeArgs& args) {
@@ -106,6 +113,11 @@ Status run_attribute(const AttributeArgs& args) {
     }
   }
   if (::isatty(2)) std::fprintf(stderr, "\r\033[K");
+  // Splits between libraries then keep the coarse cause `library`: say why they were not refined.
+  if (!confirm.not_kept().empty())
+    std::fprintf(stderr,
+                 "infergap attribute: note: explain could not refine splits between libraries: %s\n",
+                 confirm.not_kept().c_str());
   const AttributionTable table = tabulate(all);
   if (args.json) {
     nlohmann::json splits = nlohmann::json::array();
