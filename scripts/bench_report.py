@@ -156,6 +156,14 @@ if cap:
               f"{100 / bw['hash_xxh3']:.0f} ms of hashing, against {100 / bw['memcpy_baseline']:.0f} ms "
               "to copy them once.\n")
 
+# ---- capture at scale, and the store's encodings (measured by hand, kept in a notes file) ----
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_capture import goals as capture_goals  # noqa: E402
+from bench_capture import render as render_capture  # noqa: E402
+
+render_capture(load("capture_scale.json"))
+print(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_store_notes.md")).read())
+
 # ---- analysis ----
 ana = load("analysis.json")
 if ana:
@@ -278,6 +286,8 @@ if camp and "missing" not in camp:
           f"{'yes' if rate >= 300 else 'no'} |")
 else:
     print("| campaign run phase >= 1500 runs/s | campaign: not built | - |")
+for label, value, met in capture_goals(load("capture_scale.json")):
+    print(f"| {label} | {value} | {met} |")
 print()
 
 print(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_notes.md")).read())
