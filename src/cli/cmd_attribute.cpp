@@ -115,9 +115,9 @@ Status run_attribute(const AttributeArgs& args) {
   if (::isatty(2)) std::fprintf(stderr, "\r\033[K");
   // Splits between libraries then keep the coarse cause `library`: say why they were not refined.
   if (!confirm.not_kept().empty())
-    std::fprintf(stderr,
-                 "infergap attribute: note: explain could not refine splits between libraries: %s\n",
-                 confirm.not_kept().c_str());
+    std::fprintf(
+        stderr, "infergap attribute: note: explain could not refine splits between libraries: %s\n",
+        confirm.not_kept().c_str());
   const AttributionTable table = tabulate(all);
   if (args.json) {
     nlohmann::json splits = nlohmann::json::array();

@@ -47,8 +47,16 @@ Expected<SelfCheckSummary> self_check_study(Store& store, WorkerPool& pool,
 Status learn_tensor_facts(Store& store) {
   IG_ASSIGN_OR_RETURN(auto study, load_study(store));
   TensorCache cache(study);
-  IG_RETURN_IF_ERROR(compare_json(study, /*layers=*/true, /*all_nodes=*/false, cache).status());
-  return study.facts->save(store);
+  const Status computed = compare_json(study, /*layers=*/true, /*all_nodes=*/false, cache).status();
+  IG_RETURN_IF_ERROR(study.facts->save(store));
+  // Runs added to a store that kept no inner tensors cannot be compared with the earlier ones
+  // layer by layer; they are stored all the same, and compare --layers will say why.
+  if (!computed.ok() && computed.message().find("was not kept") != std::string::npos) {
+    std::fprintf(stderr, "infergap study: note: per-layer numbers not all computed: %s\n",
+                 computed.message().c_str());
+    return Status::Ok();
+  }
+  return computed;
 }
 
 }  // namespace

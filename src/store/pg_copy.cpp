@@ -108,7 +108,8 @@ class BatchInsert {
       for (size_t c = 0; c < n; ++c) sql += fmt::format("{}${}", c ? "," : "", r * n + c + 1);
       sql += ")";
     }
-    sql += " ON CONFLICT DO NOTHING";
+    sql += " ";
+    sql += table_.on_conflict;
     if (!returning_.empty()) sql += " RETURNING " + returning_;
     std::vector<const char*> params;
     params.reserve(values_.size());

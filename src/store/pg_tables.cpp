@@ -21,7 +21,12 @@ const std::vector<PgTable>& pg_plain_tables() {
       {"inputs", {{"hash", 't'}, {"label", 't'}, {"recipe", 't'}}, "hash"},
       {"tensors",
        {{"hash", 't'}, {"dtype", 't'}, {"shape", 't'}, {"nbytes", 'i'}, {"data", 'b'}},
-       "hash, dtype, shape"},
+       "hash, dtype, shape",
+       false,
+       // A tensor a host did not keep (--keep-tensors none) takes another's bytes: blobs pushed
+       // later may be XOR-encoded against it.
+       "ON CONFLICT (hash, dtype, shape) DO UPDATE SET data = excluded.data "
+       "WHERE tensors.data IS NULL AND excluded.data IS NOT NULL"},
       {"tensor_facts", {{"kind", 't'}, {"a", 't'}, {"b", 't'}, {"value", 'r'}}, "kind, a, b"},
   };
   return tables;

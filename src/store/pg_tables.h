@@ -19,6 +19,8 @@ struct PgTable {
   // and cannot deadlock one another.
   const char* order_by;
   bool keyed_by_run = false;  // first column is runs.id, remapped on push
+  // What a push does with a row already there.
+  const char* on_conflict = "ON CONFLICT DO NOTHING";
 };
 
 // Every table but runs, which is copied by its natural key in between.

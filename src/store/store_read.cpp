@@ -54,8 +54,12 @@ Status Store::put_tensor(const TensorKey& key, const Tensor& t, const RunKey* ru
   const std::string hash = hash_hex(key.hash);
   const std::string dtype = dtype_name(key.dtype);
   const std::string shape = shape_json(key.shape);
-  sql::Stmt exists(db_, "SELECT 1 FROM tensors WHERE hash = ? AND dtype = ? AND shape = ?");
-  if (exists.bind(1, hash).bind(2, dtype).bind(3, shape).step()) return Status::Ok();
+  // A row without bytes (a store that kept no inner tensors) gets them: blobs written later by
+  // another store may be XOR-encoded against this tensor.
+  sql::Stmt exists(
+      db_, "SELECT data IS NOT NULL FROM tensors WHERE hash = ? AND dtype = ? AND shape = ?");
+  if (exists.bind(1, hash).bind(2, dtype).bind(3, shape).step() && exists.integer(0))
+    return Status::Ok();
   IG_RETURN_IF_ERROR(exists.status());
   // Another platform's tensor of this value in this case agrees on most bits: XOR with it leaves
   // mostly zeros. The oracle's own tensor is stored plainly and becomes the reference.
@@ -67,7 +71,9 @@ Status Store::put_tensor(const TensorKey& key, const Tensor& t, const RunKey* ru
     ref = nullptr;
   IG_ASSIGN_OR_RETURN(std::string blob, encode_tensor_blob(t, ref ? &ref->tensor : nullptr,
                                                            ref ? &ref->key : nullptr));
-  sql::Stmt ins(db_, "INSERT INTO tensors(hash, dtype, shape, nbytes, data) VALUES(?, ?, ?, ?, ?)");
+  sql::Stmt ins(db_,
+                "INSERT INTO tensors(hash, dtype, shape, nbytes, data) VALUES(?, ?, ?, ?, ?) "
+                "ON CONFLICT(hash, dtype, shape) DO UPDATE SET data = excluded.data");
   ins.bind(1, hash).bind(2, dtype).bind(3, shape).bind(4, static_cast<int64_t>(t.nbytes()));
   IG_RETURN_IF_ERROR(ins.bind_blob(5, blob.data(), blob.size()).run());
   if (!ref && !id.empty()) references_->offer(id, {key, t, oracle});
@@ -276,7 +282,9 @@ Status Store::merge_from(const std::string& other) {
     sql::Stmt att(db_, "ATTACH DATABASE ? AS src");
     IG_RETURN_IF_ERROR(att.bind(1, "file:" + other + "?mode=ro").run());
   }
-  // Runs are matched on their natural key; node outputs follow their run's new id.
+  // Runs are matched on their natural key; node outputs follow their run's new id. A tensor one
+  // side did not keep (--keep-tensors none) takes the other side's bytes: blobs merged in may be
+  // XOR-encoded against it.
   const Status st = [&]() -> Status {
     sql::Transaction tx(db_);
     IG_RETURN_IF_ERROR(tx.status());
@@ -290,7 +298,9 @@ INSERT OR IGNORE INTO platforms SELECT * FROM src.platforms;
 INSERT OR IGNORE INTO models SELECT * FROM src.models;
 INSERT OR IGNORE INTO graph_nodes SELECT * FROM src.graph_nodes;
 INSERT OR IGNORE INTO inputs SELECT * FROM src.inputs;
-INSERT OR IGNORE INTO tensors SELECT * FROM src.tensors;
+INSERT INTO tensors SELECT * FROM src.tensors WHERE true
+  ON CONFLICT(hash, dtype, shape) DO UPDATE SET data = excluded.data
+  WHERE tensors.data IS NULL AND excluded.data IS NOT NULL;
 INSERT OR IGNORE INTO runs(model, input, platform, host, repetition, verdict, reason, repro,
   seconds) SELECT model, input, platform, host, repetition, verdict, reason, repro, seconds
   FROM src.runs ORDER BY id;

@@ -148,6 +148,20 @@ TEST(TensorFactsCli, KeepTensorsNoneGivesTheSameComparisonInASmallerStore) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("was not kept (the study ran with --keep-tensors none"), std::string::npos)
       << r.err;
+
+  // Merged with a store that kept them, the tensors come back (the `none` store first, so its
+  // rows without bytes are there before the other store's).
+  const std::string merged = dir.file("merged.db");
+  r = run_cli("merge " + none + " " + all + " -o " + merged);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(sql_count(merged, "SELECT count(*) FROM tensors WHERE data IS NULL"), 0);
+  const std::string merged_run = sql_text(
+      merged,
+      "SELECT min(o.run) FROM node_outputs o JOIN runs r ON r.id = o.run WHERE o.value = '" +
+          inner + "'");
+  r = run_cli("export --store " + merged + " --run " + merged_run + " --node " + inner + " -o " +
+              dir.file("m.npy"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 }  // namespace

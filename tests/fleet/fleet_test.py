@@ -125,6 +125,27 @@ def read_only_role(pg, tmp):
     os.remove(snapshot)
 
 
+def keep_tensors_none(pg, tmp):
+    """A study that kept no inner tensors pushes their rows without bytes; a later push of the
+    same tensors (another host) fills them in, so blobs encoded against them stay readable."""
+    url = pg.createdb("keepnone")
+    model = os.path.join(tmp, "keepnone.onnx")
+    assert cli(["zoo", "export", "Cifar10-small", "-o", model]).returncode == 0
+    json_of(cli(["study", "--model", model, "-p", "ref", "-p", "ref:acc=lanes8", "--store", url,
+                 "--keep-tensors", "none", "--json"]), "study --keep-tensors none")
+    empty = int(pg.psql("keepnone", "SELECT count(*) FROM tensors WHERE data IS NULL"))
+    facts = int(pg.psql("keepnone", "SELECT count(*) FROM tensor_facts"))
+    check(empty > 0 and facts > 0,
+          f"pushed without inner bytes ({empty} tensors), with its tensor facts ({facts})")
+    json_of(cli(["study", "--model", model, "-p", "ref", "-p", "ref:acc=lanes8", "--store", url,
+                 "--host-tag", "second", "--json"]), "study on a second host")
+    empty = int(pg.psql("keepnone", "SELECT count(*) FROM tensors WHERE data IS NULL"))
+    r = cli(["compare", "--layers", "--json", "--store", url])
+    check(empty == 0 and r.returncode == 0,
+          f"a second host's push filled the bytes in ({empty} left without), compare --layers "
+          f"exit {r.returncode} " + r.stderr[-160:])
+
+
 def wait_for(pred, timeout, what):
     end = time.time() + timeout
     while time.time() < end:
@@ -326,6 +347,7 @@ def main():
         bad_input(pg)
         failing_job(pg, tmp)
         read_only_role(pg, tmp)
+        keep_tensors_none(pg, tmp)
         fleet_study(pg, tmp)
         cut_off_worker(pg, tmp)
         every_host(pg, tmp)
