@@ -47,7 +47,8 @@ Expected<SelfCheckSummary> self_check_study(Store& store, WorkerPool& pool,
 Status learn_tensor_facts(Store& store) {
   IG_ASSIGN_OR_RETURN(auto study, load_study(store));
   TensorCache cache(study);
-  const Status computed = compare_json(study, /*layers=*/true, /*all_nodes=*/false, cache).status();
+  // Every node, data movement included: with --keep-tensors none nothing can be computed later.
+  const Status computed = compare_json(study, /*layers=*/true, /*all_nodes=*/true, cache).status();
   IG_RETURN_IF_ERROR(study.facts->save(store));
   // Runs added to a store that kept no inner tensors cannot be compared with the earlier ones
   // layer by layer; they are stored all the same, and compare --layers will say why.

@@ -112,6 +112,25 @@ TEST_F(OracleOriginsCli, CompareShowsTheErrorPerNodeAndHidesDataMovement) {
   EXPECT_NE(r.out.find("self-check: kernel"), std::string::npos) << r.out;
 }
 
+TEST_F(OracleOriginsCli, KeepTensorsNoneGivesTheSameOriginsSelfChecksAndErrors) {
+  const std::string none = dir_.file("none.db");
+  auto r = run_cli("study --model " + dir_.file("gate.onnx") + " --input x=" + dir_.file("x.npy") +
+                   " -p ref -p ort --store " + none + " --no-report --json --keep-tensors none");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["self_checks"]["executed"], 2) << r.out;
+  auto same = [&](const std::string& args) {
+    auto a = run_cli(args + " --store " + db_), b = run_cli(args + " --store " + none);
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    std::string text = b.out;
+    for (size_t at = text.find(none); at != std::string::npos; at = text.find(none, at))
+      text.replace(at, none.size(), db_);
+    EXPECT_EQ(nlohmann::json::parse(a.out), nlohmann::json::parse(text)) << args;
+  };
+  same("origins --oracle --json");
+  same("compare --layers --all-nodes --json");
+}
+
 TEST(OracleOriginsCliErrors, AStudyWithoutOracleIsAClearError) {
   TempDir dir;
   const std::string model = write_gate_model(dir);
