@@ -44,9 +44,10 @@ std::string column_list(const PgTable& t, size_t from = 0) {
 }
 
 // Calls `each` with every row of a SQLite table, as PostgreSQL text values.
-Status read_sqlite_rows(sqlite3* db, const PgTable& t, const std::function<Status(Row&)>& each) {
-  const std::string sql =
-      fmt::format("SELECT {} FROM {} ORDER BY {}", column_list(t), t.name, t.order_by);
+Status read_sqlite_rows(sqlite3* db, const PgTable& t, const std::string& where,
+                        const std::function<Status(Row&)>& each) {
+  const std::string sql = fmt::format("SELECT {} FROM {} {} ORDER BY {}", column_list(t), t.name,
+                                      where.empty() ? "" : "WHERE " + where, t.order_by);
   sql::Stmt st(db, sql.c_str());
   IG_RETURN_IF_ERROR(st.status());
   Row row(t.columns.size());
@@ -149,11 +150,83 @@ Status check_source_version(sqlite3* db, const std::string& path) {
   return Status::Ok();
 }
 
+// A snapshot pulled from PostgreSQL (pg_pull) records how far each table went then: pushing it
+// back sends only rows added since (and tensors that had no bytes then and have now), instead of
+// the whole store again. Other stores (a fleet job's, a file) are sent whole.
+class PushFilter {
+ public:
+  static Expected<PushFilter> of(sqlite3* db) {
+    PushFilter f;
+    sql::Stmt has(db,
+                  "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'snapshot_marks'");
+    if (!has.step()) {
+      IG_RETURN_IF_ERROR(has.status());
+      return f;
+    }
+    sql::Stmt st(db, "SELECT tbl, rowid_mark FROM snapshot_marks");
+    while (st.step()) f.marks_[st.text(0)] = st.integer(1);
+    IG_RETURN_IF_ERROR(st.status());
+    return f;
+  }
+  std::string where(const PgTable& t) const {
+    auto it = marks_.find(t.name);
+    if (it == marks_.end()) return "";
+    std::string w = fmt::format("rowid > {}", it->second);
+    if (t.name == std::string_view("tensors"))
+      w += " OR (data IS NOT NULL AND rowid IN (SELECT id FROM snapshot_null_tensors))";
+    return w;
+  }
+
+ private:
+  std::map<std::string, int64_t> marks_;
+};
+
+// Remembers, in the snapshot, what pg_pull copied (see PushFilter).
+Status mark_pulled(sqlite3* db) {
+  sql::Stmt make(db,
+                 "CREATE TABLE snapshot_marks(tbl TEXT PRIMARY KEY, rowid_mark INTEGER NOT NULL)");
+  IG_RETURN_IF_ERROR(make.run());
+  std::vector<const PgTable*> tables{&pg_runs_table()};
+  for (const auto* list : {&pg_plain_tables(), &pg_run_tables()})
+    for (const PgTable& t : *list) tables.push_back(&t);
+  for (const PgTable* t : tables) {
+    if (t->name == std::string_view("tensor_facts")) continue;  // WITHOUT ROWID; small
+    const std::string sql =
+        fmt::format("INSERT INTO snapshot_marks SELECT '{}', coalesce(max(rowid), 0) FROM {}",
+                    t->name, t->name);
+    sql::Stmt mark(db, sql.c_str());
+    IG_RETURN_IF_ERROR(mark.run());
+  }
+  sql::Stmt nulls(db,
+                  "CREATE TABLE snapshot_null_tensors AS SELECT rowid AS id FROM tensors WHERE "
+                  "data IS NULL");
+  return nulls.run();
+}
+
+// The PostgreSQL id of the source store's run `source_id`, found by its natural key (a run
+// pulled earlier, whose rows this push adds to).
+Expected<int64_t> pg_run_id(pqxx::dbtransaction& tx, sqlite3* db, int64_t source_id) {
+  sql::Stmt st(db, "SELECT model, input, platform, host, repetition FROM runs WHERE id = ?");
+  if (!st.bind(1, source_id).step()) {
+    IG_RETURN_IF_ERROR(st.status());
+    return internal_error("a row of run {}, which the store lacks", source_id);
+  }
+  const pqxx::result r = tx.exec_params(
+      "SELECT id FROM runs WHERE model = $1 AND input = $2 AND platform = $3 AND host = $4 "
+      "AND repetition = $5",
+      st.text(0), st.text(1), st.text(2), st.text(3), st.integer(4));
+  if (r.empty())
+    return internal_error("run of {} on {} is neither in PostgreSQL nor pushed", st.text(0),
+                          st.text(2));
+  return r[0][0].as<int64_t>();
+}
+
 Expected<CopyCounts> push_rows(pqxx::dbtransaction& tx, sqlite3* db) {
   CopyCounts counts;
+  IG_ASSIGN_OR_RETURN(const PushFilter filter, PushFilter::of(db));
   for (const PgTable& t : pg_plain_tables()) {
     BatchInsert insert(tx, t);
-    IG_RETURN_IF_ERROR(read_sqlite_rows(db, t, [&](Row& row) {
+    IG_RETURN_IF_ERROR(read_sqlite_rows(db, t, filter.where(t), [&](Row& row) {
       insert.add(row);
       return Status::Ok();
     }));
@@ -176,7 +249,7 @@ Expected<CopyCounts> push_rows(pqxx::dbtransaction& tx, sqlite3* db) {
       id_in_pg[src->second] = row[0].as<int64_t>();
     }
   };
-  IG_RETURN_IF_ERROR(read_sqlite_rows(db, runs, [&](Row& row) {
+  IG_RETURN_IF_ERROR(read_sqlite_rows(db, runs, filter.where(runs), [&](Row& row) {
     source_id[run_key_of(row)] = std::stoll(*row[0]);
     insert.add(row);
     return Status::Ok();
@@ -196,11 +269,13 @@ Expected<CopyCounts> push_rows(pqxx::dbtransaction& tx, sqlite3* db) {
   }
   for (const PgTable& t : pg_run_tables()) {
     BatchInsert rows(tx, t);
-    IG_RETURN_IF_ERROR(read_sqlite_rows(db, t, [&](Row& row) {
-      const auto run = id_in_pg.find(std::stoll(*row[0]));
-      if (run == id_in_pg.end())
-        return internal_error("{} row of run {} whose run is missing from the store", t.name,
-                              *row[0]);
+    IG_RETURN_IF_ERROR(read_sqlite_rows(db, t, filter.where(t), [&](Row& row) {
+      const int64_t source = std::stoll(*row[0]);
+      auto run = id_in_pg.find(source);
+      if (run == id_in_pg.end()) {  // rows added to a run pulled earlier (traces, self-checks)
+        IG_ASSIGN_OR_RETURN(const int64_t id, pg_run_id(tx, db, source));
+        run = id_in_pg.emplace(source, id).first;
+      }
       row[0] = std::to_string(run->second);
       rows.add(row);
       return Status::Ok();
@@ -307,6 +382,7 @@ Expected<CopyCounts> pg_pull(pqxx::connection& conn, Store& dest, const std::str
     counts.runs_new = runs;
     for (const PgTable& t : pg_run_tables())
       IG_RETURN_IF_ERROR(pull_table(tx, dest.db(), t, &counts.rows));
+    IG_RETURN_IF_ERROR(mark_pulled(dest.db()));
     tx.commit();
   } catch (const std::exception& e) {
     return io_error("reading {}: {}", redact_url(url), e.what());

@@ -85,8 +85,9 @@ Expected<PruneCounts> Store::drop_inner_tensors() {
   }();
   IG_RETURN_IF_ERROR(exec("DROP TABLE temp.kept"));
   IG_RETURN_IF_ERROR(dropped);
-  // The file keeps its size until its free pages are given back.
-  IG_RETURN_IF_ERROR(exec("VACUUM"));
+  // The file keeps its size until its free pages are given back. Not a snapshot of a PostgreSQL
+  // store: it is temporary, and VACUUM may renumber the rowids its push relies on (pg_copy.cpp).
+  if (remote_.empty()) IG_RETURN_IF_ERROR(exec("VACUUM"));
   return counts;
 }
 

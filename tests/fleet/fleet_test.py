@@ -146,6 +146,56 @@ def keep_tensors_none(pg, tmp):
           f"exit {r.returncode} " + r.stderr[-160:])
 
 
+GATE_MODEL = """
+import sys, numpy as np, torch
+class Gate(torch.nn.Module):
+    def forward(self, x):
+        return torch.sigmoid(x.reshape(1, 8, 8) * 1.5)
+torch.onnx.export(Gate(), torch.zeros(1, 64), sys.argv[1], opset_version=13, input_names=["x"],
+                  output_names=["gate"])
+v = -(40.0 / 3) - np.arange(64, dtype=np.float32) * (40.0 / 63)
+np.save(sys.argv[2], v.astype(np.float32).reshape(1, 64))
+"""
+
+
+def incremental_push(pg, tmp):
+    """A study into a URL pushes back only what it added to the snapshot it pulled: new runs, and
+    rows added to runs pulled earlier (self-check re-runs). The store ends up as the same two
+    studies into SQLite."""
+    url = pg.createdb("incremental")
+    model = os.path.join(tmp, "incremental.onnx")
+    assert cli(["zoo", "export", "Cifar10-small", "-o", model]).returncode == 0
+    local = os.path.join(tmp, "incremental.db")
+    for store in (url, local):
+        for platforms in (["-p", "ref"], ["-p", "ref", "-p", "ref:acc=lanes8"]):
+            json_of(cli(["study", "--model", model, *platforms, "--store", store, "--no-report",
+                         "--json"]), "study " + " ".join(platforms))
+    pulled = os.path.join(tmp, "incremental-pulled.db")
+    r = cli(["merge", url, "-o", pulled])
+    check(r.returncode == 0 and outputs_of_sqlite(pulled) == outputs_of_sqlite(local),
+          "two studies into PostgreSQL store what they store into SQLite " + r.stderr[-160:])
+    counts = lambda db, t: sqlite3.connect(db).execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+    check(all(counts(pulled, t) == counts(local, t) for t in ("tensors", "tensor_facts", "runs")),
+          "the same tensors, tensor facts and runs: " + ", ".join(
+              f"{t} {counts(pulled, t)}/{counts(local, t)}" for t in ("tensors", "tensor_facts",
+                                                                      "runs")))
+    gate, x = os.path.join(tmp, "gate.onnx"), os.path.join(tmp, "gate_x.npy")
+    if subprocess.run(["/usr/bin/python3", "-c", GATE_MODEL, gate, x],
+                      capture_output=True).returncode != 0:
+        print("skip the self-check part: no torch to export the gate model")
+        return
+    url = pg.createdb("gate")
+    base = ["study", "--model", gate, "--input", "x=" + x, "-p", "ref", "-p", "ort", "--store",
+            url, "--no-report", "--json"]
+    json_of(cli(base + ["--no-self-check"]), "gate study without self-check")
+    second = json_of(cli(base), "gate study again, with its self-check")
+    rows = pg.psql("gate", "SELECT count(*) FROM self_checks")
+    r = cli(["origins", "--store", url, "--oracle"])
+    check(second.get("self_checks", {}).get("executed") == 2 and rows == "2"
+          and "self-check: kernel" in r.stdout,
+          f"self-check re-runs of runs pulled earlier are pushed ({rows} rows) and judged")
+
+
 def wait_for(pred, timeout, what):
     end = time.time() + timeout
     while time.time() < end:
@@ -348,6 +398,7 @@ def main():
         failing_job(pg, tmp)
         read_only_role(pg, tmp)
         keep_tensors_none(pg, tmp)
+        incremental_push(pg, tmp)
         fleet_study(pg, tmp)
         cut_off_worker(pg, tmp)
         every_host(pg, tmp)
