@@ -18,6 +18,12 @@ auto guarded(const char* what, F&& f) -> decltype(f()) {
 
 std::string interval(double seconds) { return std::to_string(seconds) + " seconds"; }
 
+// The job is still this worker's (with its id in the query): running, or failed only because its
+// lease lapsed on the last attempt while nobody could take it over (a worker that was slow to
+// renew, not dead, revives it and finishes).
+constexpr const char* kStillMine =
+    "(state = 'running' OR (state = 'failed' AND error LIKE '%lease lapsed%'))";
+
 }  // namespace
 
 Expected<int64_t> register_plan(pqxx::connection& conn, const FleetPlan& plan) {
@@ -87,8 +93,9 @@ Expected<bool> renew_lease(pqxx::connection& conn, int64_t job, const std::strin
   return guarded("renewing a lease", [&]() -> Expected<bool> {
     pqxx::work tx(conn);
     const pqxx::result r = tx.exec_params(
-        "UPDATE fleet_jobs SET lease_until = now() + $3::interval "
-        "WHERE id = $1 AND worker = $2 AND state = 'running'",
+        "UPDATE fleet_jobs SET lease_until = now() + $3::interval, state = 'running' "
+        "WHERE id = $1 AND worker = $2 AND " +
+            std::string(kStillMine),
         job, worker, interval(lease.lease_seconds));
     tx.commit();
     return r.affected_rows() == 1;
@@ -105,14 +112,15 @@ Expected<std::optional<CopyCounts>> complete_job_once(pqxx::connection& conn, in
     pqxx::work tx(conn);
     // The row lock keeps any other worker from claiming the job until this commits; a lapsed
     // lease that nobody took over yet still lets this worker finish.
-    const pqxx::result owner = tx.exec_params(
-        "SELECT 1 FROM fleet_jobs WHERE id = $1 AND worker = $2 AND state = 'running' FOR UPDATE",
-        job, worker);
+    const pqxx::result owner =
+        tx.exec_params("SELECT 1 FROM fleet_jobs WHERE id = $1 AND worker = $2 AND " +
+                           std::string(kStillMine) + " FOR UPDATE",
+                       job, worker);
     if (owner.empty()) return std::optional<CopyCounts>();
     IG_ASSIGN_OR_RETURN(const CopyCounts counts, pg_push(tx, store_path));
     tx.exec_params(
         "UPDATE fleet_jobs SET state = 'done', finished = now(), runs_new = $2, "
-        "runs_existing = $3 WHERE id = $1",
+        "runs_existing = $3, error = NULL WHERE id = $1",
         job, counts.runs_new, counts.runs_existing);
     tx.commit();
     return std::optional<CopyCounts>(counts);

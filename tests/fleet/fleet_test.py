@@ -307,6 +307,35 @@ def cut_off_worker(pg, tmp):
     check(runs == "9", f"every run of the job stored once ({runs} of 9)")
 
 
+def stalled_last_attempt(pg, tmp):
+    """A worker that stalls past its lease on the job's last attempt: the queue marks the job
+    failed (nobody may take it again), and when the worker wakes it revives and finishes it
+    instead of throwing its results away."""
+    model = os.path.join(tmp, "small.onnx")
+    url = pg.createdb("lastattempt")
+    study = ["study", "--model", model, "--inputs", "2", "--seed", "5"] + PLATFORMS
+    json_of(cli(study + ["--store", url, "--plan", "--shards", "1", "--json"]), "plan")
+    work = ["work", "--store", url, "--lease", "2", "--poll", "0.2", "--max-attempts", "1",
+            "--json"]
+    stalled = subprocess.Popen([CLI] + work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    wait_for(lambda: pg.psql("lastattempt", "SELECT count(*) FROM fleet_jobs WHERE "
+                             "state='running'") == "1", 120, "a running job")
+    stalled.send_signal(signal.SIGSTOP)
+    time.sleep(3)
+    other = json_of(cli(work, timeout=120), "a second worker")
+    state = pg.psql("lastattempt", "SELECT state FROM fleet_jobs")
+    check(other["jobs_done"] == 0 and state == "failed",
+          f"the lapsed last attempt is marked failed, not handed out ({state})")
+    stalled.send_signal(signal.SIGCONT)
+    out, _ = stalled.communicate(timeout=300)
+    summary = json.loads(out)
+    state = pg.psql("lastattempt", "SELECT state || ' ' || coalesce(error, '') FROM fleet_jobs")
+    runs = pg.psql("lastattempt", "SELECT count(*) FROM runs")
+    check(summary["jobs_done"] == 1 and state.strip() == "done" and runs == "6",
+          f"the woken worker revived and finished it: {summary}, job {state!r}, {runs} of 6 runs")
+
+
 def every_host(pg, tmp):
     """An --every-host plan: each host fingerprint (two here, told apart by --host-tag) runs every
     job, so every case is run by both and the same platform spec on two hosts is two platforms."""
@@ -401,6 +430,7 @@ def main():
         incremental_push(pg, tmp)
         fleet_study(pg, tmp)
         cut_off_worker(pg, tmp)
+        stalled_last_attempt(pg, tmp)
         every_host(pg, tmp)
         slurm_script(pg, tmp)
         slurm_array(pg, tmp)
