@@ -32,7 +32,14 @@ Expected<std::vector<OracleOrigin>> oracle_origins(const StudyData& study, Tenso
       auto it = c.runs.find(p.label);
       const RepRun* run = it == c.runs.end() ? nullptr : it->second.run();
       if (!oracle || !run) continue;
-      IG_ASSIGN_OR_RETURN(auto spans, error_spans(c, *run, *oracle, cache));
+      auto found = error_spans(c, *run, *oracle, cache);
+      // A run added after an earlier study dropped the oracle's inner tensors has no origins.
+      if (!found.ok() && tensor_not_kept(found.status())) {
+        cache.note_not_kept(fmt::format("no divergence origins for {} on {}: {}", p.label,
+                                        c.label(), found.status().message()));
+        continue;
+      }
+      IG_ASSIGN_OR_RETURN(auto spans, std::move(found));
       auto reruns = study.self_checks.find(run->run_id);
       static const std::vector<StoredSelfCheck> kNone;
       for (auto& s : spans) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,12 +91,16 @@ class TensorCache {
   std::map<std::pair<TensorKey, TensorKey>, std::pair<double, DType>>& oracle_errors() {
     return oracle_errors_;
   }
+  // What an analysis left out because tensors were not kept (--keep-tensors none), once each.
+  void note_not_kept(const std::string& what) { not_kept_.insert(what); }
+  const std::set<std::string>& not_kept() const { return not_kept_; }
 
  private:
   TensorLoader load_;
   std::shared_ptr<TensorFacts> facts_;
   std::map<TensorKey, Tensor> cache_;
   std::map<std::pair<TensorKey, TensorKey>, std::pair<double, DType>> oracle_errors_;
+  std::set<std::string> not_kept_;
 };
 
 }  // namespace ig

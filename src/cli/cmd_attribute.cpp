@@ -71,7 +71,7 @@ class ExplainConfirm {
     Model model;
     std::string value;
     auto p = explain_problem(store_, c, *pc->second.run(), platform, node, model, value);
-    if (!p.ok() && p.status().message().find("was not kept") != std::string::npos) {
+    if (!p.ok() && tensor_not_kept(p.status())) {
       not_kept_ = p.status().message();
       return nullptr;
     }

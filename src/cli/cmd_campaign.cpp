@@ -139,7 +139,12 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
       bar->update(p.done, p.total, p.executed, p.current);
     });
     bar->finish();
-    if (!summary.ok()) return fail(summary.status());
+    if (!summary.ok()) {
+      // Runs stored before the failure are kept in the shared store too (a rerun skips them).
+      if (Status st = (*store)->push_to_remote(); !st.ok())
+        std::fprintf(stderr, "infergap campaign: %s\n", st.message().c_str());
+      return fail(summary.status());
+    }
     if (Status st = (*store)->push_to_remote(); !st.ok()) return fail(st);
     a->analysis.oracle = summary->runs.oracle;
     const TraceSummary& traced = summary->layers;

@@ -100,6 +100,7 @@ Expected<nlohmann::json> compare_json(const StudyData& study, bool layers, bool 
   IG_ASSIGN_OR_RETURN(auto tol, tolerance_advice(study, cache));
   j["tolerance"] = nlohmann::json::array();
   for (const auto& t : tol) j["tolerance"].push_back(tolerance_json(t));
+  if (!cache.not_kept().empty()) j["notes"] = cache.not_kept();
   j["hosts"] = hosts_json(study);
   j["flag_clusters"] = nlohmann::json::array();
   for (const auto& fc : flag_clusters(study))
@@ -123,6 +124,8 @@ Status print_compare(const StudyData& study, const CompareOptions& options) {
   TensorCache cache(study);
   IG_ASSIGN_OR_RETURN(const nlohmann::json j,
                       compare_json(study, options.layers, options.all_nodes, cache));
+  for (const auto& note : cache.not_kept())
+    std::fprintf(stderr, "infergap compare: note: %s\n", note.c_str());
   const auto labels = study.labels();
   if (format == "json") {
     std::printf("%s\n", j.dump(2).c_str());

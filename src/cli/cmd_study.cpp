@@ -46,18 +46,51 @@ Expected<SelfCheckSummary> self_check_study(Store& store, WorkerPool& pool,
 // of decoding every layer of every run again.
 Status learn_tensor_facts(Store& store) {
   IG_ASSIGN_OR_RETURN(auto study, load_study(store));
-  TensorCache cache(study);
-  // Every node, data movement included: with --keep-tensors none nothing can be computed later.
-  const Status computed = compare_json(study, /*layers=*/true, /*all_nodes=*/true, cache).status();
-  IG_RETURN_IF_ERROR(study.facts->save(store));
-  // Runs added to a store that kept no inner tensors cannot be compared with the earlier ones
-  // layer by layer; they are stored all the same, and compare --layers will say why.
-  if (!computed.ok() && computed.message().find("was not kept") != std::string::npos) {
-    std::fprintf(stderr, "infergap study: note: per-layer numbers not all computed: %s\n",
-                 computed.message().c_str());
-    return Status::Ok();
+  // Case by case: a case blocked by tensors an earlier study dropped does not keep the others
+  // from being learned, and only one case's tensors are held in memory at a time.
+  std::vector<CaseData> cases = std::move(study.cases);
+  size_t blocked = 0;
+  std::string first_blocked;
+  for (auto& c : cases) {
+    study.cases.clear();
+    study.cases.push_back(std::move(c));
+    TensorCache cache(study);
+    // Every node, data movement included: with --keep-tensors none nothing can be computed later.
+    const Status computed =
+        compare_json(study, /*layers=*/true, /*all_nodes=*/true, cache).status();
+    if (computed.ok()) continue;
+    // Runs added to a store that kept no inner tensors cannot be compared with the earlier ones
+    // layer by layer; they are stored all the same, and compare --layers will say why.
+    if (!tensor_not_kept(computed)) return computed;
+    if (blocked++ == 0) first_blocked = computed.message();
   }
-  return computed;
+  IG_RETURN_IF_ERROR(study.facts->save(store));
+  if (blocked > 0)
+    std::fprintf(stderr,
+                 "infergap study: note: per-layer numbers of %zu of %zu cases not all computed: "
+                 "%s\n",
+                 blocked, cases.size(), first_blocked.c_str());
+  return Status::Ok();
+}
+
+// What the study does after its runs are stored: learn facts, self-check, drop tensors.
+Status after_the_runs(Store& store, WorkerPool& pool, const StudyOptions& options,
+                      const StudySummary& summary, bool self_check, bool keep_no_tensors,
+                      nlohmann::json& j) {
+  IG_RETURN_IF_ERROR(learn_tensor_facts(store));
+  if (!summary.oracle.empty() && options.all_layers && self_check) {
+    IG_ASSIGN_OR_RETURN(auto checks, self_check_study(store, pool, options, summary.host));
+    j["self_checks"] = {{"requested", checks.requested},
+                        {"executed", checks.executed},
+                        {"skipped", checks.skipped}};
+    // The verdicts compare the re-runs with the oracle: learned too, before tensors go.
+    if (checks.executed > 0) IG_RETURN_IF_ERROR(learn_tensor_facts(store));
+  }
+  if (keep_no_tensors) {
+    IG_ASSIGN_OR_RETURN(auto dropped, store.drop_inner_tensors());
+    j["tensors_dropped"] = {{"tensors", dropped.tensors}, {"bytes", dropped.bytes}};
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -178,7 +211,12 @@ void add_study_command(CLI::App& app, int& exit_code) {
       bar.update(p.done, p.total, p.executed, p.current);
     });
     bar.finish();
-    if (!summary.ok()) return fail(summary.status());
+    if (!summary.ok()) {
+      // Runs stored before the failure are kept in the shared store too (a rerun skips them).
+      if (Status st = (*store)->push_to_remote(); !st.ok())
+        std::fprintf(stderr, "infergap study: %s\n", st.message().c_str());
+      return fail(summary.status());
+    }
     nlohmann::json j{{"store", redact_url(args->store)},
                      {"host", summary->host},
                      {"oracle", summary->oracle},
@@ -187,22 +225,14 @@ void add_study_command(CLI::App& app, int& exit_code) {
                      {"runs_skipped", summary->skipped},
                      {"verdicts", summary->verdicts},
                      {"defaulted_dims", announce_defaulted("study", summary->defaulted)}};
-    if (Status st = learn_tensor_facts(**store); !st.ok()) return fail(st);
-    if (!summary->oracle.empty() && args->opt.all_layers && !args->no_self_check) {
-      auto checks = self_check_study(**store, pool, args->opt, summary->host);
-      if (!checks.ok()) return fail(checks.status());
-      j["self_checks"] = {{"requested", checks->requested},
-                          {"executed", checks->executed},
-                          {"skipped", checks->skipped}};
-      // The verdicts compare the re-runs with the oracle: learned too, before tensors go.
-      if (checks->executed > 0)
-        if (Status st = learn_tensor_facts(**store); !st.ok()) return fail(st);
+    // The runs are results even when a later step fails: pushed all the same, then reported.
+    const Status after = after_the_runs(**store, pool, args->opt, *summary, !args->no_self_check,
+                                        args->keep_tensors == "none", j);
+    if (Status st = (*store)->push_to_remote(); !st.ok()) {
+      if (!after.ok()) std::fprintf(stderr, "infergap study: %s\n", after.message().c_str());
+      return fail(st);
     }
-    if (args->keep_tensors == "none") {
-      auto dropped = (*store)->drop_inner_tensors();
-      if (!dropped.ok()) return fail(dropped.status());
-      j["tensors_dropped"] = {{"tensors", dropped->tensors}, {"bytes", dropped->bytes}};
-    }
+    if (!after.ok()) return fail(after);
     if (Status st = (*store)->push_to_remote(); !st.ok()) return fail(st);
     if (!args->no_report && (*store)->remote().empty())
       write_report_beside_store(**store, args->store, "study", j);

@@ -158,7 +158,8 @@ Status fail_job(pqxx::connection& conn, int64_t job, const std::string& worker,
     tx.exec_params(
         "UPDATE fleet_jobs SET state = CASE WHEN attempts >= $4 THEN 'failed' ELSE 'queued' END, "
         "finished = CASE WHEN attempts >= $4 THEN now() END, error = $3, lease_until = NULL "
-        "WHERE id = $1 AND worker = $2 AND state = 'running'",
+        "WHERE id = $1 AND worker = $2 AND " +
+            std::string(kStillMine),  // a revived job's real error replaces "lease lapsed"
         job, worker, error, fail_at_attempts);
     tx.commit();
     return Status::Ok();

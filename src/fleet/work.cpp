@@ -137,8 +137,10 @@ JobOutcome run_job(pqxx::connection& conn, const WorkOptions& o, const std::stri
     const pid_t r = waitpid(*pid, &status, WNOHANG);
     if (r == *pid) break;
     if (r < 0 && errno != EINTR) {
+      const int error = errno;
       kill(-*pid, SIGKILL);
-      return {JobOutcome::kFailed, fmt::format("waiting for the job: {}", std::strerror(errno))};
+      waitpid(*pid, &status, 0);  // reaped if it still can be
+      return {JobOutcome::kFailed, fmt::format("waiting for the job: {}", std::strerror(error))};
     }
     if (Clock::now() - last_renew >= renew_every) {
       last_renew = Clock::now();

@@ -1,5 +1,6 @@
 #include "store/pg_store.h"
 
+#include <algorithm>
 #include <cctype>
 #include <regex>
 #include <vector>
@@ -52,10 +53,23 @@ std::string redact_secrets(std::string text, const std::string& url) {
     secrets.push_back(m[1].str());
     secrets.push_back(percent_decoded(m[1].str()));
   }
-  for (const std::string& secret : secrets)
-    for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at))
-      text.replace(at, secret.size(), "***");
-  return redact_url(text);
+  // One scan for all of them, longest first, never looking into a mask already written: a
+  // password of asterisks must not match its own mask.
+  std::sort(secrets.begin(), secrets.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  std::string out;
+  for (size_t at = 0; at < text.size();) {
+    auto hit = std::find_if(secrets.begin(), secrets.end(), [&](const std::string& secret) {
+      return text.compare(at, secret.size(), secret) == 0;
+    });
+    if (hit == secrets.end()) {
+      out += text[at++];
+    } else {
+      out += "***";
+      at += hit->size();
+    }
+  }
+  return redact_url(out);
 }
 
 Expected<std::unique_ptr<pqxx::connection>> pg_connect(const std::string& url) {

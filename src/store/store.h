@@ -233,6 +233,10 @@ class Store {
 Status check_schema_version(const Store& store, const std::string& path,
                             const std::string& schema = "main");
 
+// The error of reading a tensor whose bytes a --keep-tensors none study dropped (its hash and
+// the facts computed from it stay): analyses skip what it blocks instead of failing.
+bool tensor_not_kept(const Status& st);
+
 std::string shape_json(const Shape& shape);
 Expected<Shape> parse_shape_json(const std::string& text);
 

@@ -80,6 +80,14 @@ Status Store::put_tensor(const TensorKey& key, const Tensor& t, const RunKey* ru
   return Status::Ok();
 }
 
+namespace {
+constexpr const char* kNotKept = "was not kept";
+}  // namespace
+
+bool tensor_not_kept(const Status& st) {
+  return st.code() == StatusCode::kNotFound && st.message().find(kNotKept) != std::string::npos;
+}
+
 Expected<std::string> Store::tensor_blob(const TensorKey& key) const {
   const std::string hash = hash_hex(key.hash);
   sql::Stmt st(db_, "SELECT nbytes, data FROM tensors WHERE hash = ? AND dtype = ? AND shape = ?");
@@ -91,9 +99,9 @@ Expected<std::string> Store::tensor_blob(const TensorKey& key) const {
   }
   if (st.is_null(1))
     return not_found(
-        "{}: tensor {} {}{} was not kept (the study ran with --keep-tensors none; its hash and "
+        "{}: tensor {} {}{} {} (the study ran with --keep-tensors none; its hash and "
         "the numbers computed from it are)",
-        path_, hash, dtype_name(key.dtype), shape_to_string(key.shape));
+        path_, hash, dtype_name(key.dtype), shape_to_string(key.shape), kNotKept);
   const int64_t numel = shape_numel(key.shape);
   if (numel < 0 ||
       static_cast<uint64_t>(st.integer(0)) != static_cast<uint64_t>(numel) * dtype_size(key.dtype))

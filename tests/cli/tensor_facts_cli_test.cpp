@@ -164,5 +164,34 @@ TEST(TensorFactsCli, KeepTensorsNoneGivesTheSameComparisonInASmallerStore) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// A platform added to a store that dropped its inner tensors: its runs are stored and compared by
+// their outputs; the per-layer numbers and self-checks it cannot have are noted, not fatal.
+TEST(TensorFactsCli, APlatformAddedToAStoreWithoutInnerTensorsIsStored) {
+  TempDir dir;
+  const std::string model = testing::write_model(testing::mini_resnet(), dir.file("m.onnx"));
+  const std::string store = dir.file("none.db");
+  const std::string study = "study --model " + model + " --inputs 2 --no-report --json --store " +
+                            store + " --keep-tensors none -p ref -p ref:acc=lanes8";
+  cli_json(study);
+  const int64_t runs = sql_count(store, "SELECT count(*) FROM runs");
+  const auto r = run_cli(study + " -p ref:fma=on");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("per-layer numbers of 2 of 2 cases not all computed"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(sql_count(store, "SELECT count(*) FROM runs"), runs + 2);
+  const auto compared = cli_json("compare --json --store " + store);
+  EXPECT_EQ(compared["platforms"].size(), 3u) << compared.dump();  // the oracle is apart
+  ASSERT_EQ(compared["notes"].size(), 2u) << compared.dump();      // one per case
+  EXPECT_NE(compared["notes"][0].get<std::string>().find("no divergence origins for ref:fma=on"),
+            std::string::npos)
+      << compared.dump();
+  for (const auto& o : compared["oracle_origins"])
+    EXPECT_NE(o["platform"], "ref:fma=on") << o.dump();
+  // Per layer there is nothing to say about it but why.
+  const auto layers = run_cli("compare --layers --json --store " + store);
+  EXPECT_EQ(layers.exit_code, 2);
+  EXPECT_NE(layers.err.find("was not kept"), std::string::npos) << layers.err;
+}
+
 }  // namespace
 }  // namespace ig

@@ -34,6 +34,9 @@ TEST(PgUrl, RedactsTheBarePasswordFromLibraryMessages) {
             "FATAL: password \"***\" rejected");
   EXPECT_EQ(redact_secrets("bad option p%40ss! here", url), "bad option *** here");
   EXPECT_EQ(redact_secrets("nothing secret", "postgresql://ig@h/db"), "nothing secret");
+  // A password that its own mask contains is replaced once, not forever.
+  EXPECT_EQ(redact_secrets("password \"*\" rejected", "postgresql://ig:*@h/db"),
+            "password \"***\" rejected");
 }
 
 TEST(PgUrl, AnUnreachableServerIsAnErrorNamingTheRedactedUrl) {
