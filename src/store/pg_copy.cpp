@@ -144,9 +144,9 @@ Status check_source_version(sqlite3* db, const std::string& path) {
   IG_RETURN_IF_ERROR(v.status().ok() ? Status::Ok()
                                      : v.status().with_context(path + " is not an infergap store"));
   const std::string version = v.step() ? v.text(0) : "1";
-  if (version != std::to_string(kStoreSchemaVersion))
-    return invalid_argument("{} is a store of schema version {}; this infergap writes version {}",
-                            path, version, kStoreSchemaVersion);
+  if (!schema_version_supported(version))
+    return invalid_argument("{} is a store of schema version {}; this infergap writes {}", path,
+                            version, supported_schema_versions());
   return Status::Ok();
 }
 
@@ -282,6 +282,12 @@ Expected<CopyCounts> push_rows(pqxx::dbtransaction& tx, sqlite3* db) {
     }));
     rows.flush();
     counts.rows += rows.inserted;
+  }
+  {
+    // Tensors without bytes pushed: the store is version 5 from now on (store.h).
+    sql::Stmt without(db, "SELECT EXISTS(SELECT 1 FROM tensors WHERE data IS NULL)");
+    if (without.step() && without.integer(0) != 0) tx.exec(kMarkTensorsWithoutBytes);
+    IG_RETURN_IF_ERROR(without.status());
   }
   return counts;
 }

@@ -96,10 +96,10 @@ Expected<std::unique_ptr<pqxx::connection>> pg_connect(const std::string& url) {
     if (r.empty()) {
       tx.exec_params("INSERT INTO meta(key, value) VALUES('schema_version', $1)",
                      std::to_string(kStoreSchemaVersion));
-    } else if (r[0][0].c_str() != std::to_string(kStoreSchemaVersion)) {
+    } else if (!schema_version_supported(r[0][0].c_str())) {
       return invalid_argument(
-          "{} holds an infergap store of schema version {}; this infergap reads version {}", shown,
-          r[0][0].c_str(), kStoreSchemaVersion);
+          "{} holds an infergap store of schema version {}; this infergap reads {}", shown,
+          r[0][0].c_str(), supported_schema_versions());
     }
     tx.commit();
   } catch (const std::exception& e) {

@@ -158,11 +158,21 @@ Status check_schema_version(const Store& store, const std::string& path,
                ("SELECT value FROM " + schema + ".meta WHERE key = 'schema_version'").c_str());
   if (st.step()) version = st.text(0);
   IG_RETURN_IF_ERROR(st.status());
-  if (version == std::to_string(kStoreSchemaVersion)) return Status::Ok();
+  if (schema_version_supported(version)) return Status::Ok();
   return invalid_argument(
-      "{}: store schema version {}, but this infergap reads version {}; run the study again "
+      "{}: store schema version {}, but this infergap reads {}; run the study again "
       "into a new store (stores of different versions are never mixed)",
-      path, version, kStoreSchemaVersion);
+      path, version, supported_schema_versions());
+}
+
+bool schema_version_supported(const std::string& version) {
+  for (int v = kOldestSchemaVersion; v <= kStoreSchemaVersion; ++v)
+    if (version == std::to_string(v)) return true;
+  return false;
+}
+
+std::string supported_schema_versions() {
+  return fmt::format("versions {} and {}", kOldestSchemaVersion, kStoreSchemaVersion);
 }
 
 Status Store::exec(const std::string& sql) const {

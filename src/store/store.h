@@ -124,7 +124,18 @@ struct StoredHost {
 // and a graph output's row holds the tensor of the unmodified model where a traced copy differs.
 // Version 4: a tensor's data may be a compact blob (byte planes, or XOR with another tensor of the
 // same value; store/tensor_blob.h) instead of a bare zstd frame.
-inline constexpr int kStoreSchemaVersion = 4;
+// Version 5: a tensor's bytes may be absent (tensors.data NULL after --keep-tensors none). A
+// version-4 store is read and written as it is and becomes version 5 when it first holds a
+// tensor without bytes, so that an older infergap refuses it instead of taking the missing bytes
+// for present ones.
+inline constexpr int kStoreSchemaVersion = 5;
+inline constexpr int kOldestSchemaVersion = 4;
+bool schema_version_supported(const std::string& version);
+std::string supported_schema_versions();  // for messages: "versions 4 and 5"
+// Marks a store (SQLite or PostgreSQL) that holds a tensor without bytes as version 5.
+inline constexpr const char* kMarkTensorsWithoutBytes =
+    "UPDATE meta SET value = '5' WHERE key = 'schema_version' AND value <> '5' AND EXISTS "
+    "(SELECT 1 FROM tensors WHERE data IS NULL)";
 
 class Store {
  public:
@@ -228,8 +239,8 @@ class Store {
   std::unique_ptr<DecodedReferences> decoded_;
 };
 
-// Ok when the store's schema (main, or an attached "src") is kStoreSchemaVersion; otherwise an
-// error naming `path` and both versions.
+// Ok when the store's schema (main, or an attached "src") is a supported version; otherwise an
+// error naming `path` and the versions.
 Status check_schema_version(const Store& store, const std::string& path,
                             const std::string& schema = "main");
 

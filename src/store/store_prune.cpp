@@ -81,6 +81,7 @@ Expected<PruneCounts> Store::drop_inner_tensors() {
     IG_RETURN_IF_ERROR(
         exec("UPDATE tensors SET data = NULL WHERE data IS NOT NULL AND (hash, dtype, shape) NOT "
              "IN (SELECT hash, dtype, shape FROM temp.kept)"));
+    IG_RETURN_IF_ERROR(exec(kMarkTensorsWithoutBytes));
     return tx.commit();
   }();
   IG_RETURN_IF_ERROR(exec("DROP TABLE temp.kept"));

@@ -334,6 +334,7 @@ INSERT OR IGNORE INTO self_checks SELECT d.id, c.value, c.kind, c.spec, c.nodes,
     IG_ASSIGN_OR_RETURN(const bool has_facts, has_table("tensor_facts", "src"));
     if (has_facts)
       IG_RETURN_IF_ERROR(exec("INSERT OR IGNORE INTO tensor_facts SELECT * FROM src.tensor_facts"));
+    IG_RETURN_IF_ERROR(exec(kMarkTensorsWithoutBytes));
     return tx.commit();
   }();
   IG_RETURN_IF_ERROR(exec("DETACH DATABASE src"));

@@ -162,6 +162,29 @@ TEST(TensorFactsCli, KeepTensorsNoneGivesTheSameComparisonInASmallerStore) {
   r = run_cli("export --store " + merged + " --run " + merged_run + " --node " + inner + " -o " +
               dir.file("m.npy"));
   EXPECT_EQ(r.exit_code, 0) << r.err;
+
+  // A version-4 store (before tensors could lack bytes) is read, and becomes version 5 once it
+  // holds a tensor without bytes, by a merge or a --keep-tensors none study: an older infergap
+  // then refuses it instead of taking the missing bytes for present ones.
+  const std::string version = "SELECT value FROM meta WHERE key = 'schema_version'";
+  EXPECT_EQ(sql_text(none, version), "5");
+  sql_exec(all, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+  cli_json("compare --json --store " + all);
+  EXPECT_EQ(sql_text(all, version), "4");
+  const std::string old = dir.file("old.db");
+  std::filesystem::copy_file(all, old);
+  r = run_cli("merge " + none + " -o " + old);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(sql_text(old, version), "4");  // the bytes it lacked were all there
+  sql_exec(none, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+  const std::string empty = dir.file("v4.db");
+  cli_json(study + empty + " --no-self-check --layers outputs");
+  sql_exec(empty, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+  r = run_cli("merge " + none + " -o " + empty);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(sql_text(empty, version), "5");
+  cli_json(study + all + " --keep-tensors none");
+  EXPECT_EQ(sql_text(all, version), "5");
 }
 
 // A platform added to a store that dropped its inner tensors: its runs are stored and compared by
