@@ -233,7 +233,6 @@ void add_study_command(CLI::App& app, int& exit_code) {
       return fail(st);
     }
     if (!after.ok()) return fail(after);
-    if (Status st = (*store)->push_to_remote(); !st.ok()) return fail(st);
     if (!args->no_report && (*store)->remote().empty())
       write_report_beside_store(**store, args->store, "study", j);
     if (args->json) {

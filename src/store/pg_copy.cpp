@@ -203,22 +203,26 @@ Status mark_pulled(sqlite3* db) {
   return nulls.run();
 }
 
-// The PostgreSQL id of the source store's run `source_id`, found by its natural key (a run
-// pulled earlier, whose rows this push adds to).
+// The PostgreSQL id of a run stored there already, by its natural key.
+Expected<int64_t> pg_id_of(pqxx::dbtransaction& tx, const NaturalKey& key) {
+  const pqxx::result r = tx.exec_params(
+      "SELECT id FROM runs WHERE model = $1 AND input = $2 AND platform = $3 AND host = $4 "
+      "AND repetition = $5",
+      key[0], key[1], key[2], key[3], key[4]);
+  if (r.empty())
+    return internal_error("run of {} on {} is neither in PostgreSQL nor pushed", key[0], key[2]);
+  return r[0][0].as<int64_t>();
+}
+
+// The PostgreSQL id of the source store's run `source_id` (a run pulled earlier, whose rows this
+// push adds to).
 Expected<int64_t> pg_run_id(pqxx::dbtransaction& tx, sqlite3* db, int64_t source_id) {
   sql::Stmt st(db, "SELECT model, input, platform, host, repetition FROM runs WHERE id = ?");
   if (!st.bind(1, source_id).step()) {
     IG_RETURN_IF_ERROR(st.status());
     return internal_error("a row of run {}, which the store lacks", source_id);
   }
-  const pqxx::result r = tx.exec_params(
-      "SELECT id FROM runs WHERE model = $1 AND input = $2 AND platform = $3 AND host = $4 "
-      "AND repetition = $5",
-      st.text(0), st.text(1), st.text(2), st.text(3), st.integer(4));
-  if (r.empty())
-    return internal_error("run of {} on {} is neither in PostgreSQL nor pushed", st.text(0),
-                          st.text(2));
-  return r[0][0].as<int64_t>();
+  return pg_id_of(tx, {st.text(0), st.text(1), st.text(2), st.text(3), st.text(4)});
 }
 
 Expected<CopyCounts> push_rows(pqxx::dbtransaction& tx, sqlite3* db) {
@@ -258,13 +262,7 @@ Expected<CopyCounts> push_rows(pqxx::dbtransaction& tx, sqlite3* db) {
   counts.runs_new = insert.inserted;
   for (const auto& [key, src] : source_id) {
     if (id_in_pg.count(src)) continue;
-    const pqxx::result r = tx.exec_params(
-        "SELECT id FROM runs WHERE model = $1 AND input = $2 AND platform = $3 AND host = $4 "
-        "AND repetition = $5",
-        key[0], key[1], key[2], key[3], key[4]);
-    if (r.empty())
-      return internal_error("run of {} on {} neither inserted nor found", key[0], key[2]);
-    id_in_pg[src] = r[0][0].as<int64_t>();
+    IG_ASSIGN_OR_RETURN(id_in_pg[src], pg_id_of(tx, key));
     ++counts.runs_existing;
   }
   for (const PgTable& t : pg_run_tables()) {

@@ -132,9 +132,9 @@ inline constexpr int kStoreSchemaVersion = 5;
 inline constexpr int kOldestSchemaVersion = 4;
 bool schema_version_supported(const std::string& version);
 std::string supported_schema_versions();  // for messages: "versions 4 and 5"
-// Marks a store (SQLite or PostgreSQL) that holds a tensor without bytes as version 5.
+// Marks a version-4 store (SQLite or PostgreSQL) that holds a tensor without bytes as version 5.
 inline constexpr const char* kMarkTensorsWithoutBytes =
-    "UPDATE meta SET value = '5' WHERE key = 'schema_version' AND value <> '5' AND EXISTS "
+    "UPDATE meta SET value = '5' WHERE key = 'schema_version' AND value = '4' AND EXISTS "
     "(SELECT 1 FROM tensors WHERE data IS NULL)";
 
 class Store {
