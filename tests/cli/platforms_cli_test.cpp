@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "../support/cli.h"
 #include "../support/onnx_builder.h"
@@ -88,6 +90,37 @@ TEST_F(PlatformsCli, RunIsolatesEachPlatformAndGroupsIdenticalOutputs) {
             std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("A {ref, crashtest}"), std::string::npos) << text.out;
+}
+
+// The probe says what running a platform does. OpenBLAS's and BLIS's kernels for other CPUs
+// (FMA4, XOP, Xeon Phi's AVX-512 extensions) may or may not execute here, which CPUID alone does
+// not tell: a kernel the probe finds unavailable is reported as SIGILL and crashes a run; one it
+// finds available runs. tests/worker_backends/blas_test.cpp checks the kernels' results.
+TEST_F(PlatformsCli, ProbeAgreesWithWhatAKernelForAnotherCpuDoes) {
+  const std::string model = dir.file("cnn.onnx");
+  ASSERT_TRUE(write_probe_model(model).ok());
+  const std::vector<std::string> specs = {"blas:core=Opteron,lib=openblas",
+                                          "blas:core=Bulldozer,lib=openblas",
+                                          "blas:arch=knl,lib=blis"};
+  std::string flags;
+  for (const auto& spec : specs) flags += " -p '" + spec + "'";
+  auto probe = run_cli("platforms --json" + flags);
+  ASSERT_EQ(probe.exit_code, 0) << probe.err;
+  auto j = nlohmann::json::parse(probe.out);
+  for (const auto& spec : specs) {
+    const auto& p = entry(j, spec);
+    auto run = run_cli("run " + model + " -p '" + spec + "' --json");
+    auto r = nlohmann::json::parse(run.out);
+    ASSERT_EQ(r["platforms"].size(), 1u) << run.out;
+    if (p["available"] == true) {
+      EXPECT_EQ(run.exit_code, 0) << spec << ": " << run.err;
+      EXPECT_EQ(r["platforms"][0]["verdict"], "ok") << spec;
+    } else {
+      EXPECT_EQ(p["verdict"], "crash") << spec;
+      EXPECT_EQ(p["reason"].get<std::string>().rfind("SIGILL: ", 0), 0u) << p["reason"];
+      EXPECT_EQ(r["platforms"][0]["verdict"], "crash") << spec;
+    }
+  }
 }
 
 }  // namespace

@@ -174,6 +174,47 @@ inline double max_rel_error(const Tensor& a, const Tensor& b) {
   return worst;
 }
 
+// The classical bound of any summation order (Higham, "Accuracy and Stability of Numerical
+// Algorithms", 3.1): n products summed in floating point with `mantissa_bits` explicit bits are
+// within gamma_n * sum |a_k b_k| of the exact sum, gamma_n = n u / (1 - n u), u = 2^-(bits + 1).
+// Kernels pick their order per CPU; this bound holds for every order, FMA or not.
+inline double gamma_n(int64_t n, int mantissa_bits) {
+  const double u = std::ldexp(1.0, -(mantissa_bits + 1));
+  return double(n) * u / (1 - double(n) * u);
+}
+inline double fp32_gamma(int64_t n) { return gamma_n(n, 23); }
+
+// The largest |got - exact| / (gamma * scale) over elements: the share of a rounding bound that
+// `got` uses (<= 1 within it). `scale` holds each element's sum of |terms|.
+inline double bound_share(const Tensor& got, const Tensor& exact, const Tensor& scale,
+                          double gamma) {
+  EXPECT_EQ(got.shape(), exact.shape());
+  EXPECT_EQ(got.shape(), scale.shape());
+  double worst = 0;
+  for (int64_t i = 0; i < got.numel() && i < exact.numel() && i < scale.numel(); ++i) {
+    const double error = std::abs(got.as_double(i) - exact.as_double(i));
+    if (error == 0) continue;
+    worst = std::max(worst, error / (gamma * scale.as_double(i)));
+  }
+  return worst;
+}
+
+// The model with every float initializer replaced by its absolute value. Run on |X|, a model of
+// convolutions, matrix products and averages computes each output's sum of |terms|: the scale of
+// its rounding bound.
+inline onnx::ModelProto with_abs_weights(onnx::ModelProto model) {
+  for (auto& init : *model.mutable_graph()->mutable_initializer()) {
+    auto t = tensor_from_proto(init);
+    EXPECT_TRUE(t.ok()) << init.name();
+    if (!t.ok() || t->dtype() != DType::kFloat32) continue;
+    for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = std::abs(t->data<float>()[i]);
+    const std::string name = init.name();
+    init.Clear();
+    tensor_to_proto(*t, name, &init);
+  }
+  return model;
+}
+
 inline std::string hex_hash(const Tensor& t) { return fmt::format("{:016x}", tensor_hash(t)); }
 
 struct ChildResult {

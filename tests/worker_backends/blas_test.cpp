@@ -1,3 +1,4 @@
+#include <sched.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -45,7 +46,7 @@ TEST(BlasSpec, EnvironmentNamesTheLibraryKnobs) {
 
 struct SgemmRun {
   std::string active, hash;
-  double c00 = 0, exact = 0;
+  double bound_share = -1;  // the largest error as a share of gamma_K * sum |a_k b_k| (fp32)
   int signal = 0;
 };
 
@@ -55,10 +56,7 @@ SgemmRun sgemm_in_child(const std::string& spec) {
   s.signal = r.signal;
   s.active = child_field(r.out, "ACTIVE");
   s.hash = child_field(r.out, "OUT");
-  if (!s.hash.empty()) {
-    s.c00 = std::stod(child_field(r.out, "C00"));
-    s.exact = std::stod(child_field(r.out, "EXACT"));
-  }
+  if (!s.hash.empty()) s.bound_share = std::stod(child_field(r.out, "BOUND_SHARE"));
   return s;
 }
 
@@ -80,7 +78,8 @@ TEST(Blas, OpenblasCoreTypesGiveDifferentBits) {
     ASSERT_EQ(s.signal, 0) << core;
     ASSERT_EQ(s.active, core);
     ASSERT_FALSE(s.hash.empty()) << core;
-    EXPECT_NEAR(s.c00, s.exact, 1e-3 * std::abs(s.exact)) << core;
+    EXPECT_GE(s.bound_share, 0) << core;
+    EXPECT_LE(s.bound_share, 1.0) << core;
     hash_of[core] = s.hash;
     distinct.insert(s.hash);
   }
@@ -93,6 +92,10 @@ TEST(Blas, OpenblasCoreTypesGiveDifferentBits) {
 
 // Measured here: OpenBLAS's Haswell sgemm splits the work differently with two threads.
 TEST(Blas, OpenblasThreadsChangeBitsOnHaswell) {
+  // OpenBLAS uses at most as many threads as the process may run on.
+  cpu_set_t usable;
+  if (sched_getaffinity(0, sizeof(usable), &usable) == 0 && CPU_COUNT(&usable) < 2)
+    GTEST_SKIP() << "this process may use one CPU only";
   const std::string one = sgemm_in_child("blas:lib=openblas,core=Haswell,threads=1").hash;
   const std::string two = sgemm_in_child("blas:lib=openblas,core=Haswell,threads=2").hash;
   ASSERT_FALSE(one.empty());
@@ -108,7 +111,8 @@ TEST(Blas, BlisArchitecturesGiveDifferentBits) {
     SgemmRun s = sgemm_in_child("blas:lib=blis,arch=" + arch);
     ASSERT_EQ(s.signal, 0) << arch;
     ASSERT_EQ(s.active, arch);
-    EXPECT_NEAR(s.c00, s.exact, 1e-3 * std::abs(s.exact)) << arch;
+    EXPECT_GE(s.bound_share, 0) << arch;
+    EXPECT_LE(s.bound_share, 1.0) << arch;
     hash_of[arch] = s.hash;
     distinct.insert(s.hash);
   }
@@ -240,14 +244,36 @@ TEST(Blas, Fp64PlatformEqualsTheEmulatedOrderBitForBit) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(Blas, BlisKnlDiesWithSigill) {
-  EXPECT_EQ(sgemm_in_child("blas:lib=blis,arch=knl").signal, SIGILL);
+// A kernel built for another CPU either dies with SIGILL and nothing else, or runs as the kernel
+// asked for and computes a correct sgemm, within the bound of any summation order. A wrong result,
+// another signal or a silent fallback to another kernel fails.
+void expect_correct_or_sigill(const std::string& spec, const std::string& kernel) {
+  SgemmRun s = sgemm_in_child(spec);
+  if (s.signal == SIGILL) {
+    EXPECT_TRUE(s.hash.empty()) << spec;
+    return;
+  }
+  ASSERT_EQ(s.signal, 0) << spec;
+  EXPECT_EQ(s.active, kernel) << spec;
+  ASSERT_FALSE(s.hash.empty()) << spec;
+  EXPECT_GE(s.bound_share, 0) << spec;
+  EXPECT_LE(s.bound_share, 1.0) << spec;
 }
 
-// A core type this CPU cannot run ends its worker (SIGILL); the parent sees the signal.
-TEST(Blas, BulldozerDiesWithSigill) {
-  SgemmRun s = sgemm_in_child("blas:lib=openblas,core=Bulldozer");
-  EXPECT_EQ(s.signal, SIGILL);
+// The Opteron/Bulldozer family's kernels use 3DNow!-era prefetches, SSE4a, FMA4 and XOP. Whether a
+// CPU executes them is not in its CPUID flags alone (first-generation Zen runs FMA4 without
+// reporting it; a hypervisor may hide or trap instructions), so the test does not predict which
+// branch it takes; the probe reports the same outcome (PlatformsCli.ProbeAgreesWithTheKernel).
+TEST(Blas, OpenblasCoresOfOtherCpusRunCorrectlyOrDieWithSigill) {
+  for (const std::string core :
+       {"Opteron", "Barcelona", "Bulldozer", "Piledriver", "Steamroller", "Excavator"})
+    expect_correct_or_sigill("blas:lib=openblas,core=" + core, core);
+}
+
+// BLIS's knl (AVX-512 with Xeon Phi's prefetch and exponential extensions) and AMD's FMA4 cores.
+TEST(Blas, BlisArchitecturesOfOtherCpusRunCorrectlyOrDieWithSigill) {
+  for (const std::string arch : {"knl", "bulldozer", "piledriver", "steamroller", "excavator"})
+    expect_correct_or_sigill("blas:lib=blis,arch=" + arch, arch);
 }
 
 // Without the environment at start-up, the platform refuses instead of silently running another
