@@ -60,6 +60,13 @@ SgemmRun sgemm_in_child(const std::string& spec) {
   return s;
 }
 
+// The sgemm ran and every element is within the bound of any summation order.
+void expect_within_bound(const SgemmRun& s, const std::string& label) {
+  ASSERT_FALSE(s.hash.empty()) << label;
+  EXPECT_GE(s.bound_share, 0) << label;
+  EXPECT_LE(s.bound_share, 1.0) << label;
+}
+
 // SkylakeX / skx kernels need AVX-512: on a CPU without it they die with SIGILL, as designed.
 bool has_avx512() {
   __builtin_cpu_init();
@@ -77,9 +84,7 @@ TEST(Blas, OpenblasCoreTypesGiveDifferentBits) {
     SgemmRun s = sgemm_in_child("blas:lib=openblas,core=" + core);
     ASSERT_EQ(s.signal, 0) << core;
     ASSERT_EQ(s.active, core);
-    ASSERT_FALSE(s.hash.empty()) << core;
-    EXPECT_GE(s.bound_share, 0) << core;
-    EXPECT_LE(s.bound_share, 1.0) << core;
+    expect_within_bound(s, core);
     hash_of[core] = s.hash;
     distinct.insert(s.hash);
   }
@@ -111,8 +116,7 @@ TEST(Blas, BlisArchitecturesGiveDifferentBits) {
     SgemmRun s = sgemm_in_child("blas:lib=blis,arch=" + arch);
     ASSERT_EQ(s.signal, 0) << arch;
     ASSERT_EQ(s.active, arch);
-    EXPECT_GE(s.bound_share, 0) << arch;
-    EXPECT_LE(s.bound_share, 1.0) << arch;
+    expect_within_bound(s, arch);
     hash_of[arch] = s.hash;
     distinct.insert(s.hash);
   }
@@ -255,15 +259,14 @@ void expect_correct_or_sigill(const std::string& spec, const std::string& kernel
   }
   ASSERT_EQ(s.signal, 0) << spec;
   EXPECT_EQ(s.active, kernel) << spec;
-  ASSERT_FALSE(s.hash.empty()) << spec;
-  EXPECT_GE(s.bound_share, 0) << spec;
-  EXPECT_LE(s.bound_share, 1.0) << spec;
+  expect_within_bound(s, spec);
 }
 
 // The Opteron/Bulldozer family's kernels use 3DNow!-era prefetches, SSE4a, FMA4 and XOP. Whether a
 // CPU executes them is not in its CPUID flags alone (first-generation Zen runs FMA4 without
 // reporting it; a hypervisor may hide or trap instructions), so the test does not predict which
-// branch it takes; the probe reports the same outcome (PlatformsCli.ProbeAgreesWithTheKernel).
+// branch it takes; the probe reports the same outcome
+// (PlatformsCli.ProbeAgreesWithWhatAKernelForAnotherCpuDoes).
 TEST(Blas, OpenblasCoresOfOtherCpusRunCorrectlyOrDieWithSigill) {
   for (const std::string core :
        {"Opteron", "Barcelona", "Bulldozer", "Piledriver", "Steamroller", "Excavator"})

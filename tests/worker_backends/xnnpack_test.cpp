@@ -75,13 +75,24 @@ struct CaseResult {
   Outcome xnn, oracle;
 };
 
-CaseResult run_case(OneNode& c, const std::string& spec = "xnnpack") {
+// `spec` on the case's model and input X in [lo, hi). With `magnitudes`, the model has |weights|
+// and the input is |X|: the oracle then computes each output's sum of |terms| (|w_k x_k|, |bias|),
+// the scale of its rounding bound.
+Outcome run_one(OneNode& c, const std::string& spec, bool magnitudes = false) {
   TempDir dir;
-  auto model = load_model(save(c.b.model, dir.path.string(), "one.onnx"));
+  auto model = load_model(
+      save(magnitudes ? with_abs_weights(c.b.model) : c.b.model, dir.path.string(), "one.onnx"));
   EXPECT_TRUE(model.ok()) << model.status().to_string();
-  if (!model.ok()) return {};
-  const std::map<std::string, Tensor> feeds = {{"X", uniform(c.x_shape, 11, c.lo, c.hi)}};
-  return {run_platform(spec, *model, feeds), run_platform(kOracle, *model, feeds)};
+  if (!model.ok()) return {model.status(), {}, {}, {}};
+  Tensor x = uniform(c.x_shape, 11, c.lo, c.hi);
+  if (magnitudes) {
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = std::abs(x.data<float>()[i]);
+  }
+  return run_platform(spec, *model, {{"X", x}});
+}
+
+CaseResult run_case(OneNode& c, const std::string& spec = "xnnpack") {
+  return {run_one(c, spec), run_one(c, kOracle)};
 }
 
 // The node runs on XNNPACK (its note names the operator) within `tol` of the oracle, relative:
@@ -98,42 +109,27 @@ void expect_agrees(OneNode& c, const std::string& what, double tol) {
   EXPECT_LE(rel_error_vs(r.xnn.outputs[0].tensor, r.oracle.outputs[0].tensor), tol) << what;
 }
 
-// The largest share of its rounding bound that any element's error uses on `spec`. The oracle run
-// on the model with |weights| and |X| gives each output's sum of |terms| (|w_k x_k|, |bias|), and
-// a sum of n terms computed in fp32 in any order, FMA or not, is within gamma_n times that of the
-// exact value. XNNPACK picks its micro-kernels (tiles, FMA, threads) per CPU: the bound is the
-// operation's, and holds for all of them.
-double share_of_rounding_bound(OneNode& c, const std::string& spec, int64_t n) {
-  TempDir dir;
-  auto model = load_model(save(c.b.model, dir.path.string(), "one.onnx"));
-  auto magnitudes = load_model(save(with_abs_weights(c.b.model), dir.path.string(), "abs.onnx"));
-  EXPECT_TRUE(model.ok() && magnitudes.ok());
-  if (!model.ok() || !magnitudes.ok()) return -1;
-  Tensor x = uniform(c.x_shape, 11, c.lo, c.hi);
-  Outcome got = run_platform(spec, *model, {{"X", x}});
-  Outcome oracle = run_platform(kOracle, *model, {{"X", x}});
-  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = std::abs(x.data<float>()[i]);
-  Outcome sum_abs = run_platform(kOracle, *magnitudes, {{"X", x}});
-  EXPECT_TRUE(got.status.ok()) << spec << ": " << got.status.to_string();
-  EXPECT_TRUE(oracle.status.ok() && sum_abs.status.ok());
-  if (!got.status.ok() || !oracle.status.ok() || !sum_abs.status.ok()) return -1;
-  if (spec.rfind("xnnpack", 0) == 0) {
-    EXPECT_EQ(got.reports.back().second.note.rfind("xnn:", 0), 0u)
-        << got.reports.back().second.note;
-  }
-  return bound_share(got.outputs[0].tensor, oracle.outputs[0].tensor, sum_abs.outputs[0].tensor,
-                     fp32_gamma(n));
-}
-
 // A convolution or matrix product summing n terms per element (K products, plus a bias), or an
 // average of K values (n = K + 1: its scaling rounds twice more), stays within the bound of any
-// order on XNNPACK. Not vacuous: the same operation with bf16 operands (what a fast-math kernel
-// does) leaves it.
+// order on XNNPACK: a sum of n terms computed in fp32 in any order, FMA or not, is within gamma_n
+// times the sum of |terms| of the exact value. XNNPACK picks its micro-kernels (tiles, FMA,
+// threads) per CPU: the bound is the operation's, and holds for all of them. Not vacuous: the same
+// operation with bf16 operands (what a fast-math kernel does) leaves it.
 void expect_within_rounding_bound(OneNode& c, const std::string& what, int64_t n) {
-  const double xnn = share_of_rounding_bound(c, "xnnpack", n);
-  EXPECT_GE(xnn, 0) << what;
-  EXPECT_LE(xnn, 1.0) << what;
-  EXPECT_GT(share_of_rounding_bound(c, "ref:dtype=bf16", n), 1.0) << what;
+  CaseResult r = run_case(c);
+  const Outcome bf16 = run_one(c, "ref:dtype=bf16");
+  const Outcome sum_abs = run_one(c, kOracle, /*magnitudes=*/true);
+  ASSERT_TRUE(r.xnn.status.ok()) << what << ": " << r.xnn.status.to_string();
+  ASSERT_TRUE(r.oracle.status.ok()) << what << ": " << r.oracle.status.to_string();
+  ASSERT_TRUE(bf16.status.ok()) << what << ": " << bf16.status.to_string();
+  ASSERT_TRUE(sum_abs.status.ok()) << what << ": " << sum_abs.status.to_string();
+  ASSERT_FALSE(r.xnn.reports.empty()) << what;
+  EXPECT_EQ(r.xnn.reports.back().second.note.rfind("xnn:", 0), 0u)
+      << what << ": " << r.xnn.reports.back().second.note;
+  const Tensor& exact = r.oracle.outputs[0].tensor;
+  const Tensor& scale = sum_abs.outputs[0].tensor;
+  EXPECT_LE(bound_share(r.xnn.outputs[0].tensor, exact, scale, fp32_gamma(n)), 1.0) << what;
+  EXPECT_GT(bound_share(bf16.outputs[0].tensor, exact, scale, fp32_gamma(n)), 1.0) << what;
 }
 
 TEST(Xnnpack, ConvolutionsAgreeWithTheOracle) {

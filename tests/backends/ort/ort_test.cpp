@@ -48,11 +48,10 @@ double max_rel_error(const Tensor& a, const Tensor& ref) {
   auto x = a.values<float>();
   auto y = ref.values<float>();
   for (float v : y) scale = std::max(scale, 1e-2 * std::abs(double(v)));
-  for (size_t i = 0; i < x.size(); ++i) {
-    const double floor = std::max(scale, 1e-30);
+  const double floor = std::max(scale, 1e-30);
+  for (size_t i = 0; i < x.size(); ++i)
     worst =
         std::max(worst, std::abs(double(x[i]) - y[i]) / std::max(floor, std::abs(double(y[i]))));
-  }
   return worst;
 }
 
