@@ -1,20 +1,20 @@
 #include "analysis/exceptional.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <iterator>
 
+#include "core/enum_names.h"
 #include "tensor/convert.h"
 
 namespace ig {
 
 namespace {
 
-constexpr const char* kNames[] = {"as-oracle",   "propagate", "overflow-as-oracle",
-                                  "zero-sign",   "flush",     "differs-from-oracle",
-                                  "no-overflow", "inf",       "ignore",
-                                  "nan"};
-static_assert(std::size(kNames) == kNumExceptional);
+constexpr auto kNames = std::to_array<const char*>({"as-oracle", "propagate", "overflow-as-oracle",
+                                                    "zero-sign", "flush", "differs-from-oracle",
+                                                    "no-overflow", "inf", "ignore", "nan"});
+static_assert(names_cover_enum<Exceptional>(kNames), "one distinct name per class");
 
 // p: the platform's element; o: the oracle's, as it computed it; r: o rounded to p's dtype.
 Exceptional classify(double p, double o, double r, double min_normal, double rtol, double atol) {

@@ -23,8 +23,9 @@ enum class Exceptional : uint8_t {
   kInf,               // Inf where the rounded oracle is finite or the other Inf
   kIgnore,            // no NaN where the oracle has NaN, or finite where the oracle has Inf
   kNan,               // NaN where the oracle has none
+  kCount
 };
-inline constexpr int kNumExceptional = 10;
+inline constexpr int kNumExceptional = static_cast<int>(Exceptional::kCount);
 const char* exceptional_name(Exceptional e);
 
 // How many elements fell into each class, over one or more tensors.

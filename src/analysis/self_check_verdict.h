@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analysis/error_spans.h"
+#include "core/enum_names.h"
 
 namespace ig {
 
@@ -35,9 +36,10 @@ enum class SelfCheckVerdict : uint8_t {
   kSuspectAdapter,
   kCount
 };
-inline constexpr std::array<std::string_view, static_cast<size_t>(SelfCheckVerdict::kCount)>
-    kSelfCheckVerdictNames = {"not-needed", "not-run",        "failed",         "ill-conditioned",
-                              "kernel",     "suspect-fusion", "suspect-adapter"};
+inline constexpr auto kSelfCheckVerdictNames =
+    std::to_array<std::string_view>({"not-needed", "not-run", "failed", "ill-conditioned", "kernel",
+                                     "suspect-fusion", "suspect-adapter"});
+static_assert(names_cover_enum<SelfCheckVerdict>(kSelfCheckVerdictNames));
 std::string_view self_check_verdict_name(SelfCheckVerdict v);
 
 // Output error over kGrossError while the inputs agree to kInputsAgree.

@@ -2,10 +2,12 @@
 
 #include <array>
 
+#include "core/enum_names.h"
+
 namespace ig {
 
 namespace {
-constexpr std::array<DTypeInfo, kNumDTypes> kTable = {{
+constexpr auto kTable = std::to_array<DTypeInfo>({
     {DType::kUndefined, "undefined", 0, false, false, false, 0, 0},
     {DType::kFloat32, "float", 4, true, false, true, 23, 8},
     {DType::kUInt8, "uint8", 1, false, true, false, 0, 0},
@@ -23,10 +25,22 @@ constexpr std::array<DTypeInfo, kNumDTypes> kTable = {{
     {DType::kComplex64, "complex64", 8, false, false, true, 0, 0},
     {DType::kComplex128, "complex128", 16, false, false, true, 0, 0},
     {DType::kBFloat16, "bfloat16", 2, true, false, true, 7, 8},
-}};
-// The table is indexed by the enum value; a new dtype must extend both.
-static_assert(kTable.size() == kNumDTypes);
-static_assert(kTable[16].dtype == DType::kBFloat16);
+});
+
+// The table is indexed by the enum value, so a new dtype must extend both: entry i is DType i, one
+// entry per value, each with its own name.
+constexpr bool indexed_by_dtype() {
+  for (size_t i = 0; i < kTable.size(); ++i)
+    if (static_cast<size_t>(kTable[i].dtype) != i) return false;
+  return true;
+}
+constexpr auto kNames = [] {
+  std::array<const char*, kTable.size()> names{};
+  for (size_t i = 0; i < kTable.size(); ++i) names[i] = kTable[i].name;
+  return names;
+}();
+static_assert(indexed_by_dtype(), "kTable[i].dtype must be DType i");
+static_assert(names_cover(kNames, static_cast<size_t>(kNumDTypes)), "one distinct name per dtype");
 }  // namespace
 
 const DTypeInfo& dtype_info(DType dt) {

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string_view>
 
+#include "core/enum_names.h"
 #include "core/status.h"
 
 namespace ig {
@@ -22,10 +23,9 @@ enum class Verdict : uint8_t {
   kCount
 };
 
-inline constexpr std::array<std::string_view, static_cast<size_t>(Verdict::kCount)> kVerdictNames =
-    {"ok", "unsupported", "load-error", "crash", "timeout", "error"};
-static_assert(kVerdictNames.size() == static_cast<size_t>(Verdict::kCount),
-              "every verdict needs its name");
+inline constexpr auto kVerdictNames = std::to_array<std::string_view>(
+    {"ok", "unsupported", "load-error", "crash", "timeout", "error"});
+static_assert(names_cover_enum<Verdict>(kVerdictNames), "one distinct name per verdict");
 
 // "ok", "unsupported", ... as stored and printed.
 std::string_view verdict_name(Verdict v);

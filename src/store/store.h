@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "results/run_result.h"
 #include "tensor/tensor.h"
 
@@ -89,8 +90,8 @@ struct StoredNode {
 // values that run traced at the span's inputs: on the platform with its fusion off, and on the
 // oracle.
 enum class SelfCheckKind : uint8_t { kUnfused, kOracle, kCount };
-inline constexpr std::array<std::string_view, static_cast<size_t>(SelfCheckKind::kCount)>
-    kSelfCheckKindNames = {"unfused", "oracle"};
+inline constexpr auto kSelfCheckKindNames = std::to_array<std::string_view>({"unfused", "oracle"});
+static_assert(names_cover_enum<SelfCheckKind>(kSelfCheckKindNames));
 std::string_view self_check_kind_name(SelfCheckKind k);
 
 struct StoredSelfCheck {

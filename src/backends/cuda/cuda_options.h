@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/status.h"
 
 namespace ig::cuda {
@@ -29,19 +30,10 @@ enum class Algo {
   kCount
 };
 inline constexpr size_t kFixedAlgoCount = 8;
-inline constexpr std::array<const char*, static_cast<size_t>(Algo::kCount)> kAlgoNames = {
-    "implicit-gemm",
-    "implicit-precomp-gemm",
-    "gemm",
-    "direct",
-    "fft",
-    "fft-tiling",
-    "winograd",
-    "winograd-nonfused",
-    "heuristic",
-    "autotune",
-    "autotune-median"};
-static_assert(kAlgoNames.size() == static_cast<size_t>(Algo::kCount));
+inline constexpr auto kAlgoNames = std::to_array<const char*>(
+    {"implicit-gemm", "implicit-precomp-gemm", "gemm", "direct", "fft", "fft-tiling", "winograd",
+     "winograd-nonfused", "heuristic", "autotune", "autotune-median"});
+static_assert(names_cover_enum<Algo>(kAlgoNames), "one distinct name per algorithm");
 
 const char* algo_name(Algo a);
 inline bool is_fixed(Algo a) { return static_cast<size_t>(a) < kFixedAlgoCount; }
