@@ -11,12 +11,15 @@
 
 #include "analysis/origins.h"
 #include "analysis/study_data.h"
+#include "platform/knobs.h"
 
 namespace ig {
 
-// Causes a spec's knobs stand for, per backend: onednn isa -> simd-width, threads ->
-// thread-split, fuse -> fusion, ...; ref knobs as explain names them.
-std::vector<std::string> spec_causes(const std::string& a_label, const std::string& b_label);
+// The causes two platforms' specs differ in, as their backend's knob table names them (onednn
+// isa -> simd-width, threads -> thread-split, fuse -> fusion, ...); two backends: `library`; one
+// spec on two hosts: `host-cpu`.
+std::vector<std::string> spec_causes(const KnobTables& knobs, const std::string& a_label,
+                                     const std::string& b_label);
 
 struct SplitSide {
   std::vector<std::string> platforms;  // one class after the split
@@ -33,7 +36,8 @@ struct SplitAttribution {
 };
 
 // One attribution per class born at a node (a class split into k gives k - 1), from the specs.
-std::vector<SplitAttribution> attribute_splits(const std::vector<SetOrigin>& splits);
+std::vector<SplitAttribution> attribute_splits(const KnobTables& knobs,
+                                               const std::vector<SetOrigin>& splits);
 
 // Splits per cause (a split with two causes counts for both), and those without a cause.
 struct AttributionTable {

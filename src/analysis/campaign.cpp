@@ -123,21 +123,25 @@ Expected<nlohmann::json> discrepancy_section(const Store& store, const Data& d,
   return out;
 }
 
-// Knobs that switch a backend between eager execution and graph compilation or fusion.
+// The pair of each platform run eagerly (its backend's knob table names the eager value: ort
+// opt=disabled, onednn fuse=off) with every platform of that backend differing only in that knob.
 struct ModeKnob {
-  const char* backend;
-  const char* key;
-  const char* eager;
-  const char* fallback;  // the value when the spec leaves the key out
+  std::string backend, key, eager, fallback;  // fallback: the value when a spec leaves it out
 };
-constexpr ModeKnob kModeKnobs[] = {{"ort", "opt", "disabled", "all"},
-                                   {"onednn", "fuse", "off", "on"}};
+
+std::vector<ModeKnob> mode_knobs(const KnobTables& knobs) {
+  std::vector<ModeKnob> out;
+  for (const auto& [backend, table] : knobs)
+    for (const auto& k : table)
+      if (!k.eager_value.empty()) out.push_back({backend, k.key, k.eager_value, k.default_value});
+  return out;
+}
 
 Expected<nlohmann::json> compiled_vs_eager_section(const Store& store, const Data& d,
                                                    const CampaignAnalysisOptions& opt) {
   nlohmann::json out = nlohmann::json::array();
   Differ differ(store, opt, true);
-  for (const auto& knob : kModeKnobs) {
+  for (const auto& knob : mode_knobs(opt.knobs)) {
     for (const auto& eager : d.platforms) {
       auto es = parse_platform_spec(eager);
       if (!es.ok() || es->backend != knob.backend) continue;

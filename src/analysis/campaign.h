@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "platform/knobs.h"
 #include "store/store.h"
 
 namespace ig {
@@ -14,6 +15,7 @@ namespace ig {
 struct CampaignAnalysisOptions {
   double rtol = 1e-3, atol = 1e-5;
   std::string oracle;  // "" = the store's oracle
+  KnobTables knobs;    // the backends' (read_catalog): which knob values are eager
 };
 
 Expected<nlohmann::json> analyse_campaign(const Store& store,

@@ -6,6 +6,7 @@
 
 #include "analysis/compare.h"
 #include "backends/single_node.h"
+#include "platform/knobs.h"
 #include "platform/registry.h"
 #include "platform/spec.h"
 #include "tensor/convert.h"
@@ -194,7 +195,8 @@ Expected<ExplainResult> explain_node(const ExplainProblem& p, size_t max_trials,
   result.remaining_precision = best->remaining_precision;
   result.differing = best->differing;
   result.mantissa_bits = compare_tensors(p.target, p.target).mantissa_bits;
-  result.causes = causes_of(result.knobs);
+  // The emulator (ref) runs in this process: its knob table is registered here.
+  result.causes = option_causes(registered_knobs(), "ref", result.knobs);
   return result;
 }
 

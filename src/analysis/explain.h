@@ -32,7 +32,7 @@ struct ExplainResult {
   int remaining_precision = -1;  // of its output against the platform's
   int64_t differing = 0;
   int mantissa_bits = 0;            // of the output's type: remaining_precision when exact
-  std::vector<std::string> causes;  // causes_of(knobs); empty: the reference's own order
+  std::vector<std::string> causes;  // what its knobs name; empty: the reference's own order
   std::vector<ExplainTrial> tried;  // in the order tried
 };
 

@@ -124,30 +124,4 @@ std::string ref_spec(const Knobs& k) {
   return s;
 }
 
-std::vector<std::string> causes_of(const Knobs& k) {
-  std::vector<std::string> causes;
-  auto add = [&](const std::string& c) {
-    for (const auto& x : causes)
-      if (x == c) return;
-    causes.push_back(c);
-  };
-  for (const auto& [key, value] : k) {
-    if (key == "acc" && value.rfind("lanes", 0) == 0) add("simd-width");
-    if (key == "acc" && (value == "pairwise" || value.rfind("block", 0) == 0)) {
-      add("accumulation-order");
-    }
-    if ((key == "acc" && value == "exact") || key == "dtype" || key == "accdtype") {
-      add("precision");
-    }
-    if (key == "fma" && value == "on") add("fma");
-    if (key == "split" && value != "1") add("thread-split");
-    if (key == "conv" && value != "direct") add("conv-algorithm");
-    if (key == "math" && value != "libm") add("math-library");
-    if (key == "ftz" && value == "on") add("denormals");
-    if (key == "nan" && value != "propagate") add("nan-handling");
-    if (key == "bn" && value != "onnx") add("bn-folding");
-  }
-  return causes;
-}
-
 }  // namespace ig

@@ -31,8 +31,4 @@ std::map<std::string, std::vector<std::string>> combinable_knobs(const NodeTrait
 // "ref:acc=lanes8,fma=on" ("ref" for no knobs).
 std::string ref_spec(const Knobs& k);
 
-// The papers' causes that a configuration's knobs stand for, e.g. {acc: lanes8, fma: on} ->
-// {"simd-width", "fma"}; empty for the reference's own order.
-std::vector<std::string> causes_of(const Knobs& k);
-
 }  // namespace ig

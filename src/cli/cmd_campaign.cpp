@@ -4,7 +4,6 @@
 // Runs every variant on every platform and the oracle (a study with one input set per variant:
 // the inputs the variant carries, else seeded random data), locates the divergences it must
 // explain by rerunning those runs with every layer, and prints the campaign analysis.
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <thread>
@@ -15,11 +14,9 @@
 #include "cli/fleet_plan.h"
 #include "cli/input_options.h"
 #include "cli/progress.h"
-#include "cli/study_setup.h"
 #include "inputs/variant_inputs.h"
-#include "report/report.h"
 #include "store/pg_store.h"
-#include "study/campaign.h"
+#include "workflow/campaign.h"
 
 namespace ig::cli {
 
@@ -32,6 +29,34 @@ nlohmann::json per_run_ms(const StudySummary& s) {
           {"run_and_hash", 1e3 * s.costs.run / n},
           {"transfer", 1e3 * s.costs.transfer / n},
           {"store", 1e3 * s.costs.store / n}};
+}
+
+// The campaign's outcome as `--json` prints it.
+nlohmann::json campaign_outcome_json(const std::string& store, const std::string& shard,
+                                     size_t variants, const CampaignOutcome& o) {
+  nlohmann::json j{{"store", redact_url(store)},
+                   {"shard", shard},
+                   {"variants", variants},
+                   {"host", o.runs.host},
+                   {"oracle", o.runs.oracle},
+                   {"runs_total", o.runs.total},
+                   {"runs_executed", o.runs.executed},
+                   {"runs_skipped", o.runs.skipped},
+                   {"runs_layer_traced", o.layers.traced},
+                   {"runs_not_reproduced", o.layers.changed},
+                   {"verdicts", o.runs.verdicts},
+                   {"defaulted_dims", announce_defaulted("campaign", o.runs.defaulted)},
+                   // Where the time went: registering and running (runs/s stored), the per-layer
+                   // reruns, the analysis.
+                   {"seconds",
+                    {{"runs", o.runs_seconds},
+                     {"runs_per_second", o.runs_seconds > 0 ? o.runs.executed / o.runs_seconds : 0},
+                     {"layers", o.layers_seconds},
+                     {"analysis", o.analysis_seconds},
+                     {"per_run_ms", per_run_ms(o.runs)}}},
+                   {"analysis", o.analysis}};
+  if (!o.report.empty()) j["report"] = o.report;
+  return j;
 }
 
 }  // namespace
@@ -101,18 +126,10 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     if (!models.ok()) return fail(models.status());
     auto store = Store::open(a->store);
     if (!store.ok()) return fail(store.status());
-    WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
-    StudyOptions opt;
+    CampaignPlan plan{{}, a->store, a->presets, a->analysis, !a->no_report};
+    StudyOptions& opt = plan.study;
     opt.models = *models;
     opt.platforms = a->platforms;
-    if (!a->presets.empty()) {
-      std::vector<std::string> skipped;
-      auto specs = available_preset_platforms(pool, a->presets, skipped);
-      if (!specs.ok()) return fail(specs.status());
-      for (const auto& s : skipped)
-        std::fprintf(stderr, "skipped (unavailable here): %s\n", s.c_str());
-      opt.platforms.insert(opt.platforms.end(), specs->begin(), specs->end());
-    }
     opt.oracle = a->oracle == "default" ? default_oracle() : a->oracle == "none" ? "" : a->oracle;
     opt.seed = a->seed;
     opt.host_tag = a->host_tag;
@@ -122,65 +139,24 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
     opt.jobs =
         a->jobs > 0 ? a->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     opt.model_inputs = variant_input_specs;
-    CampaignOptions campaign{opt, nullptr};
-    campaign.runs_needing_layers = [&](const Store& st, const std::string& oracle) {
-      CampaignAnalysisOptions o = a->analysis;
-      o.oracle = oracle;
-      return runs_needing_layers(st, o);
-    };
     std::unique_ptr<ProgressBar> bar = std::make_unique<ProgressBar>("campaign");
     bool in_layers = false;
-    auto summary = run_campaign(**store, pool, campaign, [&](const CampaignProgress& p) {
+    CampaignHooks hooks;
+    hooks.progress = [&](const CampaignProgress& p) {
       if (p.layers && !in_layers) {
         bar->finish();
         bar = std::make_unique<ProgressBar>("layers");
         in_layers = true;
       }
       bar->update(p.done, p.total, p.executed, p.current);
-    });
-    bar->finish();
-    if (!summary.ok()) {
-      // Runs stored before the failure are kept in the shared store too (a rerun skips them).
-      if (Status st = (*store)->push_to_remote(); !st.ok())
-        std::fprintf(stderr, "infergap campaign: %s\n", st.message().c_str());
-      return fail(summary.status());
-    }
-    if (Status st = (*store)->push_to_remote(); !st.ok()) return fail(st);
-    a->analysis.oracle = summary->runs.oracle;
-    const TraceSummary& traced = summary->layers;
-    using Clock = std::chrono::steady_clock;
-    auto seconds_since = [](Clock::time_point t) {
-      return std::chrono::duration<double>(Clock::now() - t).count();
     };
-    const auto t_analysis = Clock::now();
-    auto analysis = analyse_campaign(**store, a->analysis);
-    const double analysis_seconds = seconds_since(t_analysis);
-    if (!analysis.ok()) return fail(analysis.status());
-    nlohmann::json j{
-        {"store", redact_url(a->store)},
-        {"shard", a->shard},
-        {"variants", models->size()},
-        {"host", summary->runs.host},
-        {"oracle", summary->runs.oracle},
-        {"runs_total", summary->runs.total},
-        {"runs_executed", summary->runs.executed},
-        {"runs_skipped", summary->runs.skipped},
-        {"runs_layer_traced", traced.traced},
-        {"runs_not_reproduced", traced.changed},
-        {"verdicts", summary->runs.verdicts},
-        {"defaulted_dims", announce_defaulted("campaign", summary->runs.defaulted)},
-        // Where the time went: registering and running (runs/s stored), the
-        // per-layer reruns, the analysis.
-        {"seconds",
-         {{"runs", summary->runs_seconds},
-          {"runs_per_second",
-           summary->runs_seconds > 0 ? summary->runs.executed / summary->runs_seconds : 0},
-          {"layers", summary->layers_seconds},
-          {"analysis", analysis_seconds},
-          {"per_run_ms", per_run_ms(summary->runs)}}},
-        {"analysis", *analysis}};
-    if (!a->no_report && (*store)->remote().empty())
-      write_report_beside_store(**store, a->store, "campaign", j);
+    hooks.note = [](const std::string& line) {
+      std::fprintf(stderr, "infergap campaign: %s\n", line.c_str());
+    };
+    auto outcome = run_campaign_steps(**store, plan, hooks);
+    bar->finish();
+    if (!outcome.ok()) return fail(outcome.status());
+    const nlohmann::json j = campaign_outcome_json(a->store, a->shard, models->size(), *outcome);
     if (a->json) {
       std::printf("%s\n", j.dump(2).c_str());
     } else {
@@ -188,9 +164,10 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
           "%s: %zu variants, %lld runs executed, %lld already stored, %lld rerun with "
           "every layer\n",
           redact_url(a->store).c_str(), models->size(),
-          static_cast<long long>(summary->runs.executed),
-          static_cast<long long>(summary->runs.skipped), static_cast<long long>(traced.traced));
-      print_campaign_tables(*analysis);
+          static_cast<long long>(outcome->runs.executed),
+          static_cast<long long>(outcome->runs.skipped),
+          static_cast<long long>(outcome->layers.traced));
+      print_campaign_tables(outcome->analysis);
     }
   });
 }

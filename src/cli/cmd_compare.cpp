@@ -8,11 +8,12 @@
 #include "analysis/data_movement.h"
 #include "analysis/eqc.h"
 #include "analysis/hosts.h"
+#include "analysis/learn_facts.h"
 #include "analysis/oracle.h"
 #include "analysis/oracle_origins.h"
 #include "cli/commands.h"
-#include "cli/compare_json.h"
 #include "cli/study_json.h"
+#include "worker/probe.h"
 
 namespace ig::cli {
 
@@ -21,6 +22,7 @@ namespace {
 struct CompareOptions {
   bool layers = false, all_nodes = false;
   std::string format = "text";
+  KnobTables knobs;  // the backends' (read_catalog), which name the causes of splits
 };
 
 // compare --layers' rows: data movement hidden unless all_nodes; each row with every platform's
@@ -44,10 +46,10 @@ Expected<nlohmann::json> layers_json(const StudyData& study, const CaseData& c,
   return nlohmann::json{{"rows", out}, {"hidden", hidden}};
 }
 
-}  // namespace
-
-Expected<nlohmann::json> compare_json(const StudyData& study, bool layers, bool all_nodes,
+// What `compare` reports, as JSON.
+Expected<nlohmann::json> compare_json(const StudyData& study, const CompareOptions& options,
                                       TensorCache& cache) {
+  const bool layers = options.layers, all_nodes = options.all_nodes;
   const auto labels = study.labels();
   nlohmann::json j;
   j["platforms"] = labels;
@@ -65,7 +67,8 @@ Expected<nlohmann::json> compare_json(const StudyData& study, bool layers, bool 
       cj["layers"] = lj["rows"];
       cj["hidden_data_movement"] = lj["hidden"];
       // The paper's Section 3 table from the specs alone (explain is `infergap attribute`'s).
-      for (auto& a : attribute_splits(set_origins(c, labels, rows))) attributions.push_back(a);
+      for (auto& a : attribute_splits(options.knobs, set_origins(c, labels, rows)))
+        attributions.push_back(a);
     }
     j["cases"].push_back(cj);
   }
@@ -109,21 +112,10 @@ Expected<nlohmann::json> compare_json(const StudyData& study, bool layers, bool 
   return j;
 }
 
-void keep_tensor_facts(Store& store, const StudyData& study, const char* command) {
-  const size_t n = study.facts->learned();
-  if (n == 0) return;
-  if (Status st = study.facts->save(store); !st.ok())
-    std::fprintf(stderr, "infergap %s: note: %zu computed tensor facts not kept in the store: %s\n",
-                 command, n, st.message().c_str());
-}
-
-namespace {
-
 Status print_compare(const StudyData& study, const CompareOptions& options) {
   const std::string& format = options.format;
   TensorCache cache(study);
-  IG_ASSIGN_OR_RETURN(const nlohmann::json j,
-                      compare_json(study, options.layers, options.all_nodes, cache));
+  IG_ASSIGN_OR_RETURN(const nlohmann::json j, compare_json(study, options, cache));
   for (const auto& note : cache.not_kept())
     std::fprintf(stderr, "infergap compare: note: %s\n", note.c_str());
   const auto labels = study.labels();
@@ -164,10 +156,17 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     Status st = [&]() -> Status {
       IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args->store));
       IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args->model));
-      IG_RETURN_IF_ERROR(print_compare(study, {args->layers, args->all_nodes,
-                                               args->json  ? "json"
-                                               : args->csv ? "csv"
-                                                           : "text"}));
+      CompareOptions options{args->layers,
+                             args->all_nodes,
+                             args->json  ? "json"
+                             : args->csv ? "csv"
+                                         : "text",
+                             {}};
+      if (args->layers) {
+        IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(default_worker_executable()));
+        options.knobs = catalog.knobs;
+      }
+      IG_RETURN_IF_ERROR(print_compare(study, options));
       keep_tensor_facts(*store, study, "compare");
       return Status::Ok();
     }();

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/study_json.h"
 #include "report/report.h"
+#include "worker/probe.h"
 
 namespace ig::cli {
 
@@ -31,8 +32,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->callback([args, &exit_code] {
     auto written = [&]() -> Expected<ReportSummary> {
       IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args->store));
+      IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(default_worker_executable()));
       ReportOptions options;
       options.model = args->model;
+      options.campaign.knobs = catalog.knobs;
       return write_report(*store, args->output, options);
     }();
     if (!written.ok()) {

@@ -8,19 +8,14 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "analysis/self_check_plan.h"
 #include "cli/commands.h"
-#include "cli/compare_json.h"
 #include "cli/fleet_plan.h"
 #include "cli/input_options.h"
 #include "cli/limit_options.h"
 #include "cli/progress.h"
-#include "cli/study_setup.h"
-#include "report/report.h"
 #include "store/pg_store.h"
-#include "study/self_check.h"
 #include "study/study.h"
-#include "worker/probe.h"
+#include "workflow/study.h"
 
 namespace ig::cli {
 
@@ -28,69 +23,36 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The self-check (study/self_check.h) of the study's runs on this host.
-Expected<SelfCheckSummary> self_check_study(Store& store, WorkerPool& pool,
-                                            const StudyOptions& options, const std::string& host) {
-  IG_ASSIGN_OR_RETURN(auto study, load_study(store));
-  TensorCache cache(study);
-  IG_ASSIGN_OR_RETURN(auto requests, self_check_requests(study, cache, host));
-  keep_tensor_facts(store, study, "study");
-  if (requests.empty()) return SelfCheckSummary{};
-  IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(pool.worker_executable()));
-  return run_self_checks(store, pool, catalog, requests,
-                         {options.timeout_seconds, options.max_memory_bytes});
+// The study's outcome as `--json` prints it.
+nlohmann::json study_outcome_json(const std::string& store, const StudyOutcome& o) {
+  const StudySummary& s = o.summary;
+  nlohmann::json j{
+      {"store", redact_url(store)},  {"host", s.host},
+      {"oracle", s.oracle},          {"runs_total", s.total},
+      {"runs_executed", s.executed}, {"runs_skipped", s.skipped},
+      {"verdicts", s.verdicts},      {"defaulted_dims", announce_defaulted("study", s.defaulted)}};
+  if (o.self_checks)
+    j["self_checks"] = {{"requested", o.self_checks->requested},
+                        {"executed", o.self_checks->executed},
+                        {"skipped", o.self_checks->skipped}};
+  if (o.dropped)
+    j["tensors_dropped"] = {{"tensors", o.dropped->tensors}, {"bytes", o.dropped->bytes}};
+  if (!o.report.empty()) j["report"] = o.report;
+  return j;
 }
 
-// What `compare --layers` computes from tensors (errors against the oracle, remaining precision,
-// deviating elements), learned now and kept as tensor facts: later analyses read numbers instead
-// of decoding every layer of every run again.
-Status learn_tensor_facts(Store& store) {
-  IG_ASSIGN_OR_RETURN(auto study, load_study(store));
-  // Case by case: a case blocked by tensors an earlier study dropped does not keep the others
-  // from being learned, and only one case's tensors are held in memory at a time.
-  std::vector<CaseData> cases = std::move(study.cases);
-  size_t blocked = 0;
-  std::string first_blocked;
-  for (auto& c : cases) {
-    study.cases.clear();
-    study.cases.push_back(std::move(c));
-    TensorCache cache(study);
-    // Every node, data movement included: with --keep-tensors none nothing can be computed later.
-    const Status computed =
-        compare_json(study, /*layers=*/true, /*all_nodes=*/true, cache).status();
-    if (computed.ok()) continue;
-    // Runs added to a store that kept no inner tensors cannot be compared with the earlier ones
-    // layer by layer; they are stored all the same, and compare --layers will say why.
-    if (!tensor_not_kept(computed)) return computed;
-    if (blocked++ == 0) first_blocked = computed.message();
-  }
-  IG_RETURN_IF_ERROR(study.facts->save(store));
-  if (blocked > 0)
-    std::fprintf(stderr,
-                 "infergap study: note: per-layer numbers of %zu of %zu cases not all computed: "
-                 "%s\n",
-                 blocked, cases.size(), first_blocked.c_str());
-  return Status::Ok();
-}
-
-// What the study does after its runs are stored: learn facts, self-check, drop tensors.
-Status after_the_runs(Store& store, WorkerPool& pool, const StudyOptions& options,
-                      const StudySummary& summary, bool self_check, bool keep_no_tensors,
-                      nlohmann::json& j) {
-  IG_RETURN_IF_ERROR(learn_tensor_facts(store));
-  if (!summary.oracle.empty() && options.all_layers && self_check) {
-    IG_ASSIGN_OR_RETURN(auto checks, self_check_study(store, pool, options, summary.host));
-    j["self_checks"] = {{"requested", checks.requested},
-                        {"executed", checks.executed},
-                        {"skipped", checks.skipped}};
-    // The verdicts compare the re-runs with the oracle: learned too, before tensors go.
-    if (checks.executed > 0) IG_RETURN_IF_ERROR(learn_tensor_facts(store));
-  }
-  if (keep_no_tensors) {
-    IG_ASSIGN_OR_RETURN(auto dropped, store.drop_inner_tensors());
-    j["tensors_dropped"] = {{"tensors", dropped.tensors}, {"bytes", dropped.bytes}};
-  }
-  return Status::Ok();
+void print_study_outcome(const std::string& store, const StudyOutcome& o) {
+  const StudySummary& s = o.summary;
+  std::printf("%s: %lld runs executed, %lld already stored (host %s)\n", redact_url(store).c_str(),
+              static_cast<long long>(s.executed), static_cast<long long>(s.skipped),
+              s.host.c_str());
+  if (!o.report.empty()) std::printf("report: %s\n", o.report.c_str());
+  if (o.self_checks && o.self_checks->requested > 0)
+    std::printf("self-check: %lld re-run(s) of grossly-off spans, %lld already stored\n",
+                static_cast<long long>(o.self_checks->executed),
+                static_cast<long long>(o.self_checks->skipped));
+  for (const auto& [v, n] : s.verdicts)
+    std::printf("  %-12s %lld\n", v.c_str(), static_cast<long long>(n));
 }
 
 }  // namespace
@@ -184,72 +146,29 @@ void add_study_command(CLI::App& app, int& exit_code) {
     };
     auto store = Store::open(args->store);
     if (!store.ok()) return fail(store.status());
-    WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
-    if (args->opt.models.empty()) {
-      // Beside a SQLite store; in the current folder for a PostgreSQL one.
-      const std::string work_dir = is_postgres_url(args->store)
-                                       ? std::string("infergap-default-study")
-                                       : fs::path(args->store).replace_extension("").string();
-      if (Status st = apply_default_study(work_dir, args->opt); !st.ok()) return fail(st);
-      if (!args->json) {
-        std::fprintf(stderr,
-                     "default study: %zu zoo models in %s/models, demo images in %s/images\n",
-                     args->opt.models.size(), work_dir.c_str(), work_dir.c_str());
-      }
-    }
-    if (args->opt.platforms.empty() && args->presets.empty()) args->presets.push_back("demo");
-    if (!args->presets.empty()) {
-      std::vector<std::string> skipped;
-      auto specs = available_preset_platforms(pool, args->presets, skipped);
-      if (!specs.ok()) return fail(specs.status());
-      for (const auto& s : skipped)
-        std::fprintf(stderr, "skipped (unavailable here): %s\n", s.c_str());
-      args->opt.platforms.insert(args->opt.platforms.end(), specs->begin(), specs->end());
-    }
+    const StudyPlan plan{args->opt,
+                         args->store,
+                         args->presets,
+                         !args->no_self_check,
+                         args->keep_tensors == "none",
+                         !args->no_report};
     ProgressBar bar("study");
-    auto summary = run_study(**store, pool, args->opt, [&](const StudyProgress& p) {
+    StudyHooks hooks;
+    hooks.progress = [&](const StudyProgress& p) {
       bar.update(p.done, p.total, p.executed, p.current);
-    });
+    };
+    hooks.note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    if (!args->json) hooks.announce = hooks.note;
+    auto outcome = run_study_steps(**store, plan, hooks);
     bar.finish();
-    if (!summary.ok()) {
-      // Runs stored before the failure are kept in the shared store too (a rerun skips them).
-      if (Status st = (*store)->push_to_remote(); !st.ok())
-        std::fprintf(stderr, "infergap study: %s\n", st.message().c_str());
-      return fail(summary.status());
-    }
-    nlohmann::json j{{"store", redact_url(args->store)},
-                     {"host", summary->host},
-                     {"oracle", summary->oracle},
-                     {"runs_total", summary->total},
-                     {"runs_executed", summary->executed},
-                     {"runs_skipped", summary->skipped},
-                     {"verdicts", summary->verdicts},
-                     {"defaulted_dims", announce_defaulted("study", summary->defaulted)}};
-    // The runs are results even when a later step fails: pushed all the same, then reported.
-    const Status after = after_the_runs(**store, pool, args->opt, *summary, !args->no_self_check,
-                                        args->keep_tensors == "none", j);
-    if (Status st = (*store)->push_to_remote(); !st.ok()) {
-      if (!after.ok()) std::fprintf(stderr, "infergap study: %s\n", after.message().c_str());
-      return fail(st);
-    }
-    if (!after.ok()) return fail(after);
-    if (!args->no_report && (*store)->remote().empty())
-      write_report_beside_store(**store, args->store, "study", j);
-    if (args->json) {
+    if (!outcome.ok()) return fail(outcome.status());
+    // Built in both modes: it also tells stderr which open dims were left at their default.
+    const nlohmann::json j = study_outcome_json(args->store, *outcome);
+    if (args->json)
       std::printf("%s\n", j.dump(2).c_str());
-    } else {
-      std::printf("%s: %lld runs executed, %lld already stored (host %s)\n",
-                  redact_url(args->store).c_str(), static_cast<long long>(summary->executed),
-                  static_cast<long long>(summary->skipped), summary->host.c_str());
-      if (j.contains("report")) std::printf("report: %s\n", j["report"].get<std::string>().c_str());
-      if (j.contains("self_checks") && j["self_checks"]["requested"].get<int64_t>() > 0)
-        std::printf("self-check: %lld re-run(s) of grossly-off spans, %lld already stored\n",
-                    static_cast<long long>(j["self_checks"]["executed"].get<int64_t>()),
-                    static_cast<long long>(j["self_checks"]["skipped"].get<int64_t>()));
-      for (const auto& [v, n] : summary->verdicts)
-        std::printf("  %-12s %lld\n", v.c_str(), static_cast<long long>(n));
-    }
-    for (const auto& [v, n] : summary->verdicts)
+    else
+      print_study_outcome(args->store, *outcome);
+    for (const auto& [v, n] : outcome->summary.verdicts)
       if (v != "ok") exit_code = kExitFailures;
   });
 }

@@ -27,16 +27,21 @@ std::vector<std::pair<std::string, PlatformCandidate>> PlatformCatalog::candidat
   return out;
 }
 
-std::map<std::string, std::map<std::string, std::string>>& unfused_options() {
-  static std::map<std::string, std::map<std::string, std::string>> options;
-  return options;
+void join_preset(std::vector<PlatformCandidate>& list, const std::string& preset,
+                 const std::vector<std::pair<std::string, int>>& members) {
+  for (const auto& [spec, rank] : members) {
+    for (auto& c : list) {
+      if (c.spec != spec) continue;
+      c.presets.push_back(preset);
+      c.ranks[preset] = rank;
+    }
+  }
 }
 
 Expected<std::string> unfused_spec(const Catalog& catalog, const std::string& spec) {
   IG_ASSIGN_OR_RETURN(PlatformSpec parsed, parse_platform_spec(spec));
-  auto it = catalog.unfused.find(parsed.backend);
-  if (it != catalog.unfused.end())
-    for (const auto& [key, value] : it->second) parsed.options[key] = value;
+  for (const auto& [key, value] : eager_options(catalog.knobs, parsed.backend))
+    parsed.options[key] = value;
   return parsed.to_string();
 }
 
@@ -50,11 +55,18 @@ std::vector<std::string> Catalog::presets() const {
 }
 
 Expected<std::vector<std::string>> preset_specs(const Catalog& catalog, const std::string& preset) {
-  std::vector<std::string> out;
+  std::vector<std::pair<int, std::string>> ranked;
   for (const auto& c : catalog.candidates) {
     const bool in_preset = std::find(c.presets.begin(), c.presets.end(), preset) != c.presets.end();
-    if ((preset == "all" && !c.hidden) || c.backend == preset || in_preset) out.push_back(c.spec);
+    if ((preset == "all" && !c.hidden) || c.backend == preset || in_preset) {
+      auto rank = c.ranks.find(preset);
+      ranked.emplace_back(rank == c.ranks.end() ? 0 : rank->second, c.spec);
+    }
   }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (auto& [rank, spec] : ranked) out.push_back(std::move(spec));
   if (out.empty()) {
     std::string names;
     for (const auto& p : catalog.presets()) names += (names.empty() ? "" : ", ") + p;

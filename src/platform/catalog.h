@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "platform/knobs.h"
 
 namespace ig {
 
@@ -17,7 +18,18 @@ struct PlatformCandidate {
   std::vector<std::string> presets;  // extra presets it belongs to, e.g. "cpu-sweep"
   std::string note;                  // what it exercises, for listings
   bool hidden = false;               // only through a preset (test-only platforms)
+  // Position in presets that order their platforms across backends (lower first; the default
+  // study's `demo` runs the emulator first); a preset without ranks keeps the catalog's order.
+  std::map<std::string, int> ranks = {};
 };
+
+// The default study's preset `demo` takes one or two platforms per code-path family, so that two
+// CIFAR models on three inputs stay within a few minutes on two cores; its ranks order it across
+// backends: ref 1x, onednn 2x, blas 3x, opencv 4x, ort 5x.
+// Adds the listed specs of `list` to `preset` at the given ranks. A spec not in the list is a
+// programming error that the catalog test catches: the preset then lacks it.
+void join_preset(std::vector<PlatformCandidate>& list, const std::string& preset,
+                 const std::vector<std::pair<std::string, int>>& members);
 
 class PlatformCatalog {
  public:
@@ -37,16 +49,6 @@ struct CandidateRegistrar {
   }
 };
 
-// The options that turn a backend's cross-node fusion off (onednn: fuse=off, ort: opt=disabled):
-// the self-check re-runs a span of nodes unfused on the same library. Registered next to the
-// backend's factory with an UnfusedRegistrar; a backend without fusion registers nothing.
-std::map<std::string, std::map<std::string, std::string>>& unfused_options();
-struct UnfusedRegistrar {
-  UnfusedRegistrar(const std::string& backend, std::map<std::string, std::string> options) {
-    unfused_options()[backend] = std::move(options);
-  }
-};
-
 // The catalog as a coordinator sees it: what the worker executable registered (read with
 // read_catalog, worker/probe.h), since the coordinator links no backend.
 struct CatalogEntry {
@@ -55,17 +57,18 @@ struct CatalogEntry {
   std::vector<std::string> presets;
   std::string note;
   bool hidden = false;
+  std::map<std::string, int> ranks;  // as PlatformCandidate's
 };
 
 struct Catalog {
   std::vector<std::pair<std::string, std::string>> backends;  // name, description
   std::vector<CatalogEntry> candidates;
-  std::map<std::string, std::map<std::string, std::string>> unfused;  // as unfused_options()
-  std::vector<std::string> presets() const;                           // every preset name, sorted
+  KnobTables knobs;                          // every backend's, as registered_knobs()
+  std::vector<std::string> presets() const;  // every preset name, sorted
 };
 
-// `spec` with its backend's unfused options set (canonical); `spec` itself for a backend that
-// fuses nothing.
+// `spec` with its backend's eager options set (its knob table's eager values: fusion and graph
+// compilation off), canonical; `spec` itself for a backend that fuses nothing.
 Expected<std::string> unfused_spec(const Catalog& catalog, const std::string& spec);
 
 // "all" (every visible candidate), a backend name, or a preset a backend declared.

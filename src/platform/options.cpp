@@ -43,4 +43,38 @@ Expected<int> int_option(const PlatformSpec& spec, const std::string& key, int f
   return v;
 }
 
+Status check_option_keys(const PlatformSpec& spec, const KnobTable& table) {
+  return check_option_keys(spec, knob_keys(table));
+}
+
+namespace {
+
+Expected<const Knob*> declared(const PlatformSpec& spec, const KnobTable& table,
+                               const std::string& key) {
+  for (const auto& k : table)
+    if (k.key == key) return &k;
+  return internal_error("platform '{}': the knob table of '{}' does not declare '{}'",
+                        spec.to_string(), spec.backend, key);
+}
+
+}  // namespace
+
+Expected<std::string> choice_option(const PlatformSpec& spec, const KnobTable& table,
+                                    const std::string& key,
+                                    const std::vector<std::string>& allowed) {
+  IG_ASSIGN_OR_RETURN(const Knob* knob, declared(spec, table, key));
+  return choice_option(spec, key, knob->default_value, allowed);
+}
+
+Expected<int> int_option(const PlatformSpec& spec, const KnobTable& table, const std::string& key,
+                         int lo, int hi) {
+  IG_ASSIGN_OR_RETURN(const Knob* knob, declared(spec, table, key));
+  int fallback = 0;
+  const std::string& d = knob->default_value;
+  auto [end, ec] = std::from_chars(d.data(), d.data() + d.size(), fallback);
+  if (ec != std::errc() || end != d.data() + d.size())
+    return internal_error("platform '{}': knob '{}' has no integer default", spec.to_string(), key);
+  return int_option(spec, key, fallback, lo, hi);
+}
+
 }  // namespace ig

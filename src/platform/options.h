@@ -7,6 +7,7 @@
 
 #include "core/status.h"
 #include "core/strings.h"
+#include "platform/knobs.h"
 
 namespace ig {
 
@@ -21,5 +22,14 @@ Expected<std::string> choice_option(const PlatformSpec& spec, const std::string&
 // The value of `key` as an integer in [lo, hi] (or `fallback` when absent).
 Expected<int> int_option(const PlatformSpec& spec, const std::string& key, int fallback, int lo,
                          int hi);
+
+// The same, with the keys and defaults the backend's knob table declares (platform/knobs.h), so
+// that a default is written once. A key the table lacks is an internal error naming it.
+Status check_option_keys(const PlatformSpec& spec, const KnobTable& table);
+Expected<std::string> choice_option(const PlatformSpec& spec, const KnobTable& table,
+                                    const std::string& key,
+                                    const std::vector<std::string>& allowed);
+Expected<int> int_option(const PlatformSpec& spec, const KnobTable& table, const std::string& key,
+                         int lo, int hi);
 
 }  // namespace ig

@@ -52,10 +52,13 @@ Expected<ReportSummary> write_report(const Store& store, const std::string& path
 namespace ig {
 
 void write_report_beside_store(const Store& store, const std::string& store_path,
-                               const std::string& command, nlohmann::json& j) {
+                               const std::string& command, const KnobTables& knobs,
+                               nlohmann::json& j) {
   const std::string path =
       (std::filesystem::path(store_path).parent_path() / "report.html").string();
-  auto report = write_report(store, path);
+  ReportOptions options;
+  options.campaign.knobs = knobs;
+  auto report = write_report(store, path, options);
   if (report.ok()) {
     j["report"] = report->path;
   } else {

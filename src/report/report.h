@@ -27,7 +27,7 @@ Expected<RenderedReport> render_report(const nlohmann::json& data, const std::st
 // Collects, renders and writes the report of `store` to `path` (written to a temporary file and
 // renamed, so a reader never sees half a report).
 Expected<ReportSummary> write_report(const Store& store, const std::string& path,
-                                     const ReportOptions& options = {});
+                                     const ReportOptions& options);
 
 }  // namespace ig
 
@@ -35,8 +35,10 @@ namespace ig {
 
 // What `study` and `campaign` do at their end: the report next to the store (report.html in the
 // store's folder). A report that cannot be written is a warning on stderr naming `command`, not a
-// failure: the runs are stored. Sets j["report"] to the path when written.
+// failure: the runs are stored. Sets j["report"] to the path when written. `knobs`: the backends'
+// knob tables (read_catalog), which name the causes.
 void write_report_beside_store(const Store& store, const std::string& store_path,
-                               const std::string& command, nlohmann::json& j);
+                               const std::string& command, const KnobTables& knobs,
+                               nlohmann::json& j);
 
 }  // namespace ig

@@ -142,7 +142,8 @@ Expected<nlohmann::json> oracle_data(const StudyData& study, TensorCache& cache)
   return j;
 }
 
-Expected<nlohmann::json> origins_data(const StudyData& study, TensorCache& cache) {
+Expected<nlohmann::json> origins_data(const StudyData& study, TensorCache& cache,
+                                      const KnobTables& knobs) {
   std::map<std::string, int64_t> by_op;
   nlohmann::json nodes = nlohmann::json::array();
   std::vector<SplitAttribution> attributions;
@@ -152,7 +153,7 @@ Expected<nlohmann::json> origins_data(const StudyData& study, TensorCache& cache
       ++by_op[o.node.op_type];
       // The causes the platforms' knobs name for the classes born here.
       std::vector<std::string> causes;
-      for (const auto& a : attribute_splits({o})) {
+      for (const auto& a : attribute_splits(knobs, {o})) {
         attributions.push_back(a);
         for (const auto& x : a.causes)
           if (std::find(causes.begin(), causes.end(), x) == causes.end()) causes.push_back(x);
@@ -198,7 +199,7 @@ Expected<nlohmann::json> collect_report_data(const Store& store, const ReportOpt
   IG_ASSIGN_OR_RETURN(j["dendrogram"], dendrogram_data(study, parts, cache));
   IG_ASSIGN_OR_RETURN(j["sweep"], sweep_data(store, study, parts, cache));
   IG_ASSIGN_OR_RETURN(j["oracle"], oracle_data(study, cache));
-  IG_ASSIGN_OR_RETURN(j["origins"], origins_data(study, cache));
+  IG_ASSIGN_OR_RETURN(j["origins"], origins_data(study, cache, options.campaign.knobs));
   j["nondeterministic"] = nlohmann::json::array();
   for (const auto& n : nondeterminism(study))
     j["nondeterministic"].push_back(

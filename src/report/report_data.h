@@ -13,8 +13,8 @@
 namespace ig {
 
 struct ReportOptions {
-  std::string model;  // name or hash prefix; "" for every model
-  CampaignAnalysisOptions campaign;
+  std::string model;                 // name or hash prefix; "" for every model
+  CampaignAnalysisOptions campaign;  // its knobs also name the causes of each origin
 };
 
 Expected<nlohmann::json> collect_report_data(const Store& store, const ReportOptions& options);
@@ -28,7 +28,8 @@ nlohmann::json cumulative_data(const StudyData& study, const std::vector<Partiti
 Expected<nlohmann::json> dendrogram_data(const StudyData& study,
                                          const std::vector<Partition>& parts, TensorCache& cache);
 Expected<nlohmann::json> oracle_data(const StudyData& study, TensorCache& cache);
-Expected<nlohmann::json> origins_data(const StudyData& study, TensorCache& cache);
+Expected<nlohmann::json> origins_data(const StudyData& study, TensorCache& cache,
+                                      const KnobTables& knobs);
 nlohmann::json hosts_data(const StudyData& study);
 // Per model, per node: the most classes and the fewest bits over the model's cases.
 Expected<nlohmann::json> layers_data(const StudyData& study, TensorCache& cache);

@@ -3,7 +3,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -100,31 +99,6 @@ Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool,
     }
     if (progress) progress(++done);
   }
-  return s;
-}
-
-Expected<CampaignSummary> run_campaign(
-    Store& store, WorkerPool& pool, const CampaignOptions& options,
-    const std::function<void(const CampaignProgress&)>& progress) {
-  using Clock = std::chrono::steady_clock;
-  auto seconds_since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  };
-  CampaignSummary s;
-  const auto t_runs = Clock::now();
-  IG_ASSIGN_OR_RETURN(s.runs, run_study(store, pool, options.study, [&](const StudyProgress& p) {
-                        if (progress) progress({false, p.done, p.total, p.executed, p.current});
-                      }));
-  s.runs_seconds = seconds_since(t_runs);
-  const auto t_layers = Clock::now();
-  if (!options.study.all_layers && options.runs_needing_layers) {
-    IG_ASSIGN_OR_RETURN(auto need, options.runs_needing_layers(store, s.runs.oracle));
-    const auto total = static_cast<int64_t>(need.size());
-    IG_ASSIGN_OR_RETURN(s.layers, trace_layers(store, pool, need, [&](int64_t done) {
-                          if (progress) progress({true, done, total, done, "per-layer rerun"});
-                        }));
-  }
-  s.layers_seconds = seconds_since(t_layers);
   return s;
 }
 

@@ -1,7 +1,5 @@
-// A campaign: many variants on many platforms. It is a study with one input set per variant (the
-// inputs the variant carries, else seeded random data) over graph outputs, followed by a rerun with
-// every layer of the runs whose divergence must be located; which runs those are is the caller's
-// choice (analysis/campaign.h decides it for `infergap campaign`).
+// A campaign's pieces that run and store (the sequence is workflow/campaign.h): which variants a
+// shard takes, and the rerun of stored runs with every layer.
 #pragma once
 
 #include <functional>
@@ -27,28 +25,5 @@ struct TraceSummary {
 Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool,
                                     const std::vector<int64_t>& runs,
                                     const std::function<void(int64_t done)>& progress);
-
-struct CampaignOptions {
-  StudyOptions study;  // study.all_layers = false captures graph outputs first
-  // With graph outputs only: the stored runs to rerun with every layer (called after the runs).
-  std::function<Expected<std::vector<int64_t>>(const Store& store, const std::string& oracle)>
-      runs_needing_layers;
-};
-
-struct CampaignProgress {
-  bool layers = false;  // false: the runs; true: the per-layer reruns
-  int64_t done = 0, total = 0, executed = 0;
-  std::string current;
-};
-
-struct CampaignSummary {
-  StudySummary runs;
-  TraceSummary layers;
-  double runs_seconds = 0, layers_seconds = 0;
-};
-
-Expected<CampaignSummary> run_campaign(
-    Store& store, WorkerPool& pool, const CampaignOptions& options,
-    const std::function<void(const CampaignProgress&)>& progress);
 
 }  // namespace ig

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "worker/knobs_json.h"
+
 namespace ig {
 
 namespace fs = std::filesystem;
@@ -34,10 +36,13 @@ Expected<Catalog> read_catalog(const std::string& worker_executable) {
   for (const auto& b : j["backends"]) c.backends.emplace_back(b["name"], b["description"]);
   for (const auto& e : j["candidates"]) {
     c.candidates.push_back({e["spec"], e["backend"], e["presets"].get<std::vector<std::string>>(),
-                            e["note"], e["hidden"]});
+                            e["note"], e["hidden"],
+                            e.value("ranks", std::map<std::string, int>{})});
   }
-  if (j.contains("unfused") && j["unfused"].is_object())
-    c.unfused = j["unfused"].get<std::map<std::string, std::map<std::string, std::string>>>();
+  if (!j.contains("knobs"))
+    return io_error("'{} --catalog' lists no knob tables: a worker from another infergap build?",
+                    worker_executable);
+  IG_ASSIGN_OR_RETURN(c.knobs, knobs_from_json(j["knobs"]));
   return c;
 }
 

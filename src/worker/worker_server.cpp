@@ -13,6 +13,7 @@
 #include "platform/catalog.h"
 #include "platform/registry.h"
 #include "platform/spec.h"
+#include "worker/knobs_json.h"
 #include "worker/protocol.h"
 
 namespace ig {
@@ -35,9 +36,10 @@ int print_catalog() {
                                {"backend", backend},
                                {"presets", c.presets},
                                {"note", c.note},
-                               {"hidden", c.hidden}});
+                               {"hidden", c.hidden},
+                               {"ranks", c.ranks}});
   }
-  j["unfused"] = unfused_options();
+  j["knobs"] = knobs_to_json(registered_knobs());
   std::printf("%s\n", j.dump().c_str());
   return 0;
 }

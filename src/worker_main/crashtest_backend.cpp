@@ -17,6 +17,7 @@
 
 #include "backends/ref/ref_backend.h"
 #include "platform/catalog.h"
+#include "platform/knobs.h"
 #include "platform/registry.h"
 #include "platform/spec.h"
 
@@ -118,6 +119,12 @@ const BackendRegistrar kCrashTestRegistrar(BackendFactory{
       if (auto it = spec.options.find("load"); it != spec.options.end()) env[kLoadVar] = it->second;
       return env;
     }});
+
+// Dying or waiting changes no numerics: no knob names a cause.
+const KnobRegistrar kCrashTestKnobs(
+    "crashtest", {{"signal", "", "SEGV|ILL|ABRT|FPE|BUS|hang: die in every job", "", {}, ""},
+                  {"load", "", "ILL: die while loading", "", {}, ""},
+                  {"delay_ms", "0", "wait before running, in ms", "", {}, ""}});
 
 const CandidateRegistrar kCrashTestCandidates("crashtest", [] {
   return std::vector<PlatformCandidate>{

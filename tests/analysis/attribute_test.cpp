@@ -3,10 +3,26 @@
 
 #include <gtest/gtest.h>
 
+#include "worker/probe.h"
+
 namespace ig {
 namespace {
 
 using V = std::vector<std::string>;
+
+// The knob tables every backend's binding declares, as the coordinator reads them.
+const KnobTables& knobs() {
+  static const KnobTables tables = [] {
+    auto catalog = read_catalog(INFERGAP_WORKER);
+    EXPECT_TRUE(catalog.ok()) << catalog.status().to_string();
+    return catalog.ok() ? catalog->knobs : KnobTables{};
+  }();
+  return tables;
+}
+
+std::vector<std::string> spec_causes(const std::string& a, const std::string& b) {
+  return ig::spec_causes(knobs(), a, b);
+}
 
 TEST(SpecCauses, KnobsNameThePapersCauses) {
   EXPECT_EQ(spec_causes("onednn:isa=avx2,threads=1", "onednn:isa=avx512_core,threads=1"),
@@ -29,6 +45,14 @@ TEST(SpecCauses, KnobsNameThePapersCauses) {
             (V{"simd-width", "library"}));
   EXPECT_EQ(spec_causes("xnnpack", "xnnpack:fp16=on,threads=1"), V{"precision"});
   EXPECT_EQ(spec_causes("onednn@a1b2", "onednn@c3d4"), V{"host-cpu"});
+  // A value equal to the default is the default; a knob no table declares names itself.
+  EXPECT_EQ(spec_causes("cuda", "cuda:tf32=off"), V{});
+  EXPECT_EQ(spec_causes("cuda", "cuda:tf32=on"), V{"precision"});
+  EXPECT_EQ(spec_causes("ref:acc=lanes16", "ref:acc=exact"), (V{"simd-width", "precision"}));
+  EXPECT_EQ(spec_causes("crashtest", "crashtest:delay_ms=5"), V{});
+  KnobTables bare = knobs();
+  bare["onednn"].clear();
+  EXPECT_EQ(ig::spec_causes(bare, "onednn", "onednn:isa=avx2"), V{"isa"});
 }
 
 TEST(AttributeSplits, OneAttributionPerBornClassWithTheClosestPair) {
@@ -38,7 +62,7 @@ TEST(AttributeSplits, OneAttributionPerBornClassWithTheClosestPair) {
   s.node.op_type = "Conv";
   s.before.classes = {{"ref", "ref:split=2", "onednn:isa=avx2", "onednn:isa=avx512_core"}};
   s.after.classes = {{"ref", "onednn:isa=avx2"}, {"ref:split=2"}, {"onednn:isa=avx512_core"}};
-  const auto a = attribute_splits({s});
+  const auto a = attribute_splits(knobs(), {s});
   ASSERT_EQ(a.size(), 2u);  // one class split into three: two classes born
   EXPECT_EQ(a[0].side_b, V{"ref:split=2"});
   EXPECT_EQ(a[0].causes, V{"thread-split"});  // ref vs ref:split=2, not onednn vs ref

@@ -58,6 +58,12 @@ const CandidateRegistrar kBlasCandidates("blas", [] {
                    "BLIS architecture",
                    false});
   }
+  // Its share of the default study (preset demo, platform/catalog.h).
+  join_preset(out, "demo",
+              {{"blas:core=Sandybridge,lib=openblas,threads=1", 30},
+               {"blas:core=Haswell,lib=openblas,threads=1", 31},
+               {"blas:core=SkylakeX,lib=openblas,threads=1", 32},
+               {"blas:arch=zen3,lib=blis", 33}});
   return out;
 });
 }  // namespace

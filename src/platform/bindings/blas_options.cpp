@@ -2,14 +2,27 @@
 
 #include <algorithm>
 
+#include "platform/knobs.h"
 #include "platform/options.h"
 
 namespace ig {
 
+namespace {
+// Which library and which of its kernels (core/arch: the SIMD width) do the GEMMs.
+const KnobTable kKnobs = {
+    {"lib", "openblas", "openblas|blis", "library", {}, ""},
+    {"core", "", "OpenBLAS core type (OPENBLAS_CORETYPE)", "simd-width", {}, ""},
+    {"arch", "", "BLIS architecture (BLIS_ARCH_TYPE)", "simd-width", {}, ""},
+    {"threads", "1", "BLAS threads", "thread-split", {}, ""},
+    {"dtype", "fp32", "fp32|fp64: sgemm or dgemm", "precision", {}, ""},
+};
+const KnobRegistrar kRegisteredKnobs("blas", kKnobs);
+}  // namespace
+
 Expected<BlasChoice> parse_blas_spec(const PlatformSpec& spec) {
-  IG_RETURN_IF_ERROR(check_option_keys(spec, {"lib", "core", "arch", "threads", "dtype"}));
+  IG_RETURN_IF_ERROR(check_option_keys(spec, kKnobs));
   BlasChoice c;
-  auto lib = choice_option(spec, "lib", "openblas", {"openblas", "blis"});
+  auto lib = choice_option(spec, kKnobs, "lib", {"openblas", "blis"});
   if (!lib.ok()) return lib.status();
   c.lib = *lib;
   if (c.lib == "openblas" && spec.options.count("arch")) {
@@ -20,16 +33,16 @@ Expected<BlasChoice> parse_blas_spec(const PlatformSpec& spec) {
     return invalid_argument("platform '{}': core= is an OpenBLAS knob; BLIS takes arch= ({})",
                             spec.to_string(), join_names(blis_arch_names()));
   }
-  auto core = choice_option(spec, "core", "", openblas_core_names());
+  auto core = choice_option(spec, kKnobs, "core", openblas_core_names());
   if (!core.ok()) return core.status();
   c.core = *core;
-  auto arch = choice_option(spec, "arch", "", blis_arch_names());
+  auto arch = choice_option(spec, kKnobs, "arch", blis_arch_names());
   if (!arch.ok()) return arch.status();
   c.arch = *arch;
-  auto threads = int_option(spec, "threads", 1, 1, 256);
+  auto threads = int_option(spec, kKnobs, "threads", 1, 256);
   if (!threads.ok()) return threads.status();
   c.threads = *threads;
-  auto dtype = choice_option(spec, "dtype", "fp32", {"fp32", "fp64"});
+  auto dtype = choice_option(spec, kKnobs, "dtype", {"fp32", "fp64"});
   if (!dtype.ok()) return dtype.status();
   c.fp64 = *dtype == "fp64";
   return c;

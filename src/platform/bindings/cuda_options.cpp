@@ -2,11 +2,30 @@
 
 #include <algorithm>
 
+#include "platform/knobs.h"
 #include "platform/options.h"
 
 namespace ig::cuda {
 
 namespace {
+
+// The paper's GPU causes: the forward algorithm cuDNN runs (fixed, heuristic or timed), TF32
+// tensor cores, and deterministic mode.
+const KnobTable kKnobs = {
+    {"algo",
+     "",
+     "a cuDNN forward algorithm, a '/' list per convolution, autotune or "
+     "autotune-median (none: cuDNN's heuristic)",
+     "conv-algorithm",
+     {},
+     ""},
+    {"tf32", "off", "on|off: TF32 tensor cores", "precision", {}, ""},
+    {"deterministic", "off", "on|off: only deterministic algorithms", "accumulation-order", {}, ""},
+    {"device", "0", "GPU index", "device", {}, ""},
+    {"tune-runs", "5", "timings per algorithm when autotuning", "conv-algorithm", {}, ""},
+    {"fallback", "none", "none|ref: run nodes cuDNN lacks on the reference", "library", {}, ""},
+};
+const KnobRegistrar kRegisteredKnobs("cuda", kKnobs);
 
 Expected<std::vector<Algo>> parse_algos(const PlatformSpec& spec, const std::string& text) {
   std::vector<Algo> out;
@@ -28,9 +47,9 @@ Expected<std::vector<Algo>> parse_algos(const PlatformSpec& spec, const std::str
   return out;
 }
 
-// on|off, off when absent.
+// on|off, as the table says when absent.
 Expected<bool> on_off(const PlatformSpec& spec, const std::string& key) {
-  auto v = choice_option(spec, key, "off", {"on", "off"});
+  auto v = choice_option(spec, kKnobs, key, {"on", "off"});
   if (!v.ok()) return v.status();
   return *v == "on";
 }
@@ -38,17 +57,16 @@ Expected<bool> on_off(const PlatformSpec& spec, const std::string& key) {
 }  // namespace
 
 Expected<Options> parse_options(const PlatformSpec& spec) {
-  IG_RETURN_IF_ERROR(check_option_keys(
-      spec, {"algo", "tf32", "deterministic", "device", "tune-runs", "fallback"}));
+  IG_RETURN_IF_ERROR(check_option_keys(spec, kKnobs));
   Options o;
   if (auto it = spec.options.find("algo"); it != spec.options.end()) {
     IG_ASSIGN_OR_RETURN(o.algos, parse_algos(spec, it->second));
   }
   IG_ASSIGN_OR_RETURN(o.tf32, on_off(spec, "tf32"));
   IG_ASSIGN_OR_RETURN(o.deterministic, on_off(spec, "deterministic"));
-  IG_ASSIGN_OR_RETURN(o.device, int_option(spec, "device", 0, 0, 63));
-  IG_ASSIGN_OR_RETURN(o.tune_runs, int_option(spec, "tune-runs", 5, 1, 101));
-  auto fallback = choice_option(spec, "fallback", "none", {"none", "ref"});
+  IG_ASSIGN_OR_RETURN(o.device, int_option(spec, kKnobs, "device", 0, 63));
+  IG_ASSIGN_OR_RETURN(o.tune_runs, int_option(spec, kKnobs, "tune-runs", 1, 101));
+  auto fallback = choice_option(spec, kKnobs, "fallback", {"none", "ref"});
   if (!fallback.ok()) return fallback.status();
   o.fallback_ref = *fallback == "ref";
   return o;

@@ -7,6 +7,7 @@
 
 #include "backends/onednn/onednn_backend.h"
 #include "platform/catalog.h"
+#include "platform/knobs.h"
 #include "platform/options.h"
 #include "platform/registry.h"
 #include "platform/spec.h"
@@ -67,22 +68,38 @@ const char* missing_feature(const std::string& isa) {
   return nullptr;
 }
 
+// ISA caps pick different JIT kernels (DESIGN.md: 3-4 bit patterns for a 3x3 conv); inner product
+// changes bits at 3 or more threads; Winograd exists only at avx512_core; fuse=off is eager mode.
+const KnobTable kKnobs = {
+    {"isa", "all", "highest instruction set oneDNN may dispatch to", "simd-width", {}, ""},
+    {"threads", "1", "OpenMP threads", "thread-split", {}, ""},
+    {"conv", "auto", "direct|winograd|auto: convolution algorithm", "conv-algorithm", {}, ""},
+    {"fuse",
+     "on",
+     "on|off: post-op fusion (off: eager, one primitive per node)",
+     "fusion",
+     {},
+     "off"},
+    {"fallback", "none", "none|ref: run nodes oneDNN lacks on the reference", "library", {}, ""},
+};
+const KnobRegistrar kOnednnKnobs("onednn", kKnobs);
+
 Expected<onednn::Options> parse(const PlatformSpec& spec) {
-  IG_RETURN_IF_ERROR(check_option_keys(spec, {"isa", "threads", "conv", "fuse", "fallback"}));
+  IG_RETURN_IF_ERROR(check_option_keys(spec, kKnobs));
   onednn::Options o;
-  auto isa = choice_option(spec, "isa", "all", isa_names());
+  auto isa = choice_option(spec, kKnobs, "isa", isa_names());
   if (!isa.ok()) return isa.status();
   o.isa = *isa;
-  auto threads = int_option(spec, "threads", 1, 1, 256);
+  auto threads = int_option(spec, kKnobs, "threads", 1, 256);
   if (!threads.ok()) return threads.status();
   o.threads = *threads;
-  auto conv = choice_option(spec, "conv", "auto", {"direct", "winograd", "auto"});
+  auto conv = choice_option(spec, kKnobs, "conv", {"direct", "winograd", "auto"});
   if (!conv.ok()) return conv.status();
   o.conv = *conv;
-  auto fuse = choice_option(spec, "fuse", "on", {"on", "off"});
+  auto fuse = choice_option(spec, kKnobs, "fuse", {"on", "off"});
   if (!fuse.ok()) return fuse.status();
   o.fuse = *fuse == "on";
-  auto fallback = choice_option(spec, "fallback", "none", {"none", "ref"});
+  auto fallback = choice_option(spec, kKnobs, "fallback", {"none", "ref"});
   if (!fallback.ok()) return fallback.status();
   o.fallback_ref = *fallback == "ref";
   return o;
@@ -132,11 +149,6 @@ const BackendRegistrar kOnednnRegistrar(BackendFactory{
 
 namespace ig {
 namespace {
-// The self-check re-runs a span of nodes with fusion off.
-const UnfusedRegistrar kUnfused("onednn", {{"fuse", "off"}});
-
-// ISA caps pick different JIT kernels (DESIGN.md: 3-4 bit patterns for a 3x3 conv); inner product
-// changes bits at 3 or more threads; Winograd exists only at avx512_core; fuse=off is eager mode.
 const CandidateRegistrar kOnednnCandidates("onednn", [] {
   std::vector<PlatformCandidate> out;
   for (const char* isa :
@@ -151,6 +163,11 @@ const CandidateRegistrar kOnednnCandidates("onednn", [] {
                  {"cpu-sweep", "eager"},
                  "eager (no post-op fusion)",
                  false});
+  // Its share of the default study (preset demo, platform/catalog.h).
+  join_preset(out, "demo",
+              {{"onednn:isa=sse41,threads=1", 20},
+               {"onednn:isa=avx2,threads=1", 21},
+               {"onednn:isa=avx512_core,threads=1", 22}});
   return out;
 });
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "backends/opencv/opencv_backend.h"
 #include "platform/catalog.h"
+#include "platform/knobs.h"
 #include "platform/options.h"
 #include "platform/registry.h"
 #include "platform/spec.h"
@@ -35,8 +36,20 @@ std::vector<std::string> feature_names() {
   return names;
 }
 
+// disable= turns SIMD levels off (the dispatcher picks narrower kernels); threads splits work.
+const KnobTable kKnobs = {
+    {"disable",
+     "",
+     "CPU features to turn off, joined with '+', e.g. AVX512-SKX+AVX2",
+     "simd-width",
+     {},
+     ""},
+    {"threads", "1", "OpenCV threads", "thread-split", {}, ""},
+};
+const KnobRegistrar kRegisteredKnobs("opencv", kKnobs);
+
 Expected<OpencvOptions> parse(const PlatformSpec& spec) {
-  IG_RETURN_IF_ERROR(check_option_keys(spec, {"disable", "threads"}));
+  IG_RETURN_IF_ERROR(check_option_keys(spec, kKnobs));
   OpencvOptions o;
   auto it = spec.options.find("disable");
   if (it != spec.options.end()) {
@@ -57,7 +70,7 @@ Expected<OpencvOptions> parse(const PlatformSpec& spec) {
       pos = plus + 1;
     }
   }
-  auto threads = int_option(spec, "threads", 1, 1, 256);
+  auto threads = int_option(spec, kKnobs, "threads", 1, 256);
   if (!threads.ok()) return threads.status();
   o.threads = *threads;
   return o;
@@ -106,6 +119,8 @@ const CandidateRegistrar kOpencvCandidates("opencv", [] {
     out.push_back(
         {std::string("opencv:disable=") + d, {"cpu-sweep"}, "CPU features disabled", false});
   }
+  // Its share of the default study (preset demo, platform/catalog.h).
+  join_preset(out, "demo", {{"opencv", 40}, {"opencv:disable=AVX512-SKX+AVX2", 41}});
   return out;
 });
 }  // namespace

@@ -7,6 +7,8 @@
 #include "backends/ort/ort_backend.h"
 #include "core/spawn.h"
 #include "platform/catalog.h"
+#include "platform/knobs.h"
+#include "platform/options.h"
 #include "platform/registry.h"
 #include "platform/spec.h"
 
@@ -14,29 +16,25 @@ namespace ig {
 
 namespace {
 
-const char* const kLevels[] = {"disabled", "basic", "extended", "all"};
+const std::vector<std::string> kLevels = {"disabled", "basic", "extended", "all"};
+
+// opt is ORT's graph optimization level: above disabled it fuses nodes (the compiled mode).
+const KnobTable kKnobs = {
+    {"opt",
+     "all",
+     "disabled|basic|extended|all: graph optimization level",
+     "fusion",
+     {},
+     "disabled"},
+    {"threads", "1", "intra-op threads", "thread-split", {}, ""},
+};
+const KnobRegistrar kRegisteredKnobs("ort", kKnobs);
 
 Expected<OrtOptions> parse_options(const PlatformSpec& spec) {
+  IG_RETURN_IF_ERROR(check_option_keys(spec, kKnobs));
   OrtOptions o;
-  for (const auto& [key, value] : spec.options) {
-    if (key == "opt") {
-      if (std::find(std::begin(kLevels), std::end(kLevels), value) == std::end(kLevels))
-        return invalid_argument(
-            "platform '{}': opt={} is not one of disabled, basic, extended, all", spec.to_string(),
-            value);
-      o.opt = value;
-    } else if (key == "threads") {
-      char* end = nullptr;
-      const long n = std::strtol(value.c_str(), &end, 10);
-      if (*end != '\0' || n < 1 || n > 256)
-        return invalid_argument("platform '{}': threads={} is not a count from 1 to 256",
-                                spec.to_string(), value);
-      o.threads = static_cast<int>(n);
-    } else {
-      return invalid_argument("platform '{}': unknown key '{}' (valid: opt, threads)",
-                              spec.to_string(), key);
-    }
-  }
+  IG_ASSIGN_OR_RETURN(o.opt, choice_option(spec, kKnobs, "opt", kLevels));
+  IG_ASSIGN_OR_RETURN(o.threads, int_option(spec, kKnobs, "threads", 1, 256));
   return o;
 }
 
@@ -62,19 +60,17 @@ const BackendRegistrar kOrtRegistrar(BackendFactory{
     "ort", "ONNX Runtime (npm onnxruntime-node) through a node.js runner; opt, threads",
     make_ort_backend, nullptr});
 
-// The self-check re-runs a span of nodes with fusion off.
-const UnfusedRegistrar kUnfused("ort", {{"opt", "disabled"}});
-
 const CandidateRegistrar kOrtCandidates("ort", [] {
   std::vector<PlatformCandidate> out;
-  for (const char* level : kLevels) {
-    const std::string l = level;
+  for (const auto& l : kLevels) {
     const bool sweep = l == "disabled" || l == "all";
     out.push_back({"ort:opt=" + l + ",threads=1",
                    sweep ? std::vector<std::string>{"cpu-sweep"} : std::vector<std::string>{},
                    "graph optimization " + l, false});
   }
   out.push_back({"ort:opt=all,threads=2", {}, "graph optimization all, 2 intra-op threads", false});
+  // Its share of the default study (preset demo, platform/catalog.h).
+  join_preset(out, "demo", {{"ort:opt=disabled,threads=1", 50}, {"ort:opt=all,threads=1", 51}});
   return out;
 });
 

@@ -8,6 +8,7 @@
 
 #include "backends/torch/torch_options.h"
 #include "platform/catalog.h"
+#include "platform/knobs.h"
 #include "platform/options.h"
 #include "platform/registry.h"
 #include "platform/spec.h"
@@ -15,19 +16,37 @@
 namespace ig {
 namespace {
 
+const KnobTable kKnobs = {
+    {"mkldnn",
+     "on",
+     "on|off: oneDNN (mkldnn) convolutions or ATen's own",
+     "conv-algorithm",
+     {},
+     ""},
+    {"threads", "1", "intra-op threads", "thread-split", {}, ""},
+    {"deterministic",
+     "off",
+     "on|off: torch.use_deterministic_algorithms",
+     "accumulation-order",
+     {},
+     ""},
+    {"fallback", "none", "none|ref: run nodes torch lacks on the reference", "library", {}, ""},
+};
+const KnobRegistrar kRegisteredKnobs("torch", kKnobs);
+
 Expected<TorchOptions> parse(const PlatformSpec& spec) {
-  IG_RETURN_IF_ERROR(check_option_keys(spec, {"mkldnn", "threads", "deterministic", "fallback"}));
+  IG_RETURN_IF_ERROR(check_option_keys(spec, kKnobs));
   TorchOptions o;
-  auto mkldnn = choice_option(spec, "mkldnn", "on", {"on", "off"});
+  auto mkldnn = choice_option(spec, kKnobs, "mkldnn", {"on", "off"});
   if (!mkldnn.ok()) return mkldnn.status();
   o.mkldnn = *mkldnn == "on";
-  auto threads = int_option(spec, "threads", 1, 1, 256);
+  auto threads = int_option(spec, kKnobs, "threads", 1, 256);
   if (!threads.ok()) return threads.status();
   o.threads = *threads;
-  auto det = choice_option(spec, "deterministic", "off", {"on", "off"});
+  auto det = choice_option(spec, kKnobs, "deterministic", {"on", "off"});
   if (!det.ok()) return det.status();
   o.deterministic = *det == "on";
-  auto fallback = choice_option(spec, "fallback", "none", {"none", "ref"});
+  auto fallback = choice_option(spec, kKnobs, "fallback", {"none", "ref"});
   if (!fallback.ok()) return fallback.status();
   o.fallback_ref = *fallback == "ref";
   return o;

@@ -1,6 +1,7 @@
 // The `xnnpack` platform factory: `xnnpack:threads=2,fp16=on,fallback=ref`.
 #include "backends/xnnpack/xnnpack_backend.h"
 #include "platform/catalog.h"
+#include "platform/knobs.h"
 #include "platform/options.h"
 #include "platform/registry.h"
 #include "platform/spec.h"
@@ -8,16 +9,23 @@
 namespace ig {
 namespace {
 
+const KnobTable kKnobs = {
+    {"threads", "1", "pthreadpool threads", "thread-split", {}, ""},
+    {"fp16", "off", "on|off: run supported nodes in fp16", "precision", {}, ""},
+    {"fallback", "none", "none|ref: run nodes XNNPACK lacks on the reference", "library", {}, ""},
+};
+const KnobRegistrar kRegisteredKnobs("xnnpack", kKnobs);
+
 Expected<xnnpack::Options> parse(const PlatformSpec& spec) {
-  IG_RETURN_IF_ERROR(check_option_keys(spec, {"threads", "fp16", "fallback"}));
+  IG_RETURN_IF_ERROR(check_option_keys(spec, kKnobs));
   xnnpack::Options o;
-  auto threads = int_option(spec, "threads", 1, 1, 256);
+  auto threads = int_option(spec, kKnobs, "threads", 1, 256);
   if (!threads.ok()) return threads.status();
   o.threads = *threads;
-  auto fp16 = choice_option(spec, "fp16", "off", {"off", "on"});
+  auto fp16 = choice_option(spec, kKnobs, "fp16", {"off", "on"});
   if (!fp16.ok()) return fp16.status();
   o.fp16 = *fp16 == "on";
-  auto fallback = choice_option(spec, "fallback", "none", {"none", "ref"});
+  auto fallback = choice_option(spec, kKnobs, "fallback", {"none", "ref"});
   if (!fallback.ok()) return fallback.status();
   o.fallback_ref = *fallback == "ref";
   return o;

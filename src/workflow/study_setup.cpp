@@ -1,12 +1,13 @@
-#include "cli/study_setup.h"
+#include "workflow/study_setup.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "model/onnx_model.h"
 #include "synth/default_study.h"
 #include "worker/probe.h"
 
-namespace ig::cli {
+namespace ig {
 
 namespace fs = std::filesystem;
 
@@ -26,36 +27,12 @@ Status apply_default_study(const std::string& work_dir, StudyOptions& options) {
   return Status::Ok();
 }
 
-// The default study's platforms: one or two per code-path family, so that a study of two CIFAR
-// models on three inputs stays within a few minutes on two cores.
-const std::vector<std::string> kDemoPlatforms = {
-    "ref",
-    "ref:fma=on",
-    "ref:acc=lanes16",
-    "ref:conv=im2col",
-    "ref:conv=winograd4",
-    "onednn:isa=sse41,threads=1",
-    "onednn:isa=avx2,threads=1",
-    "onednn:isa=avx512_core,threads=1",
-    "blas:core=Sandybridge,lib=openblas,threads=1",
-    "blas:core=Haswell,lib=openblas,threads=1",
-    "blas:core=SkylakeX,lib=openblas,threads=1",
-    "blas:arch=zen3,lib=blis",
-    "opencv",
-    "opencv:disable=AVX512-SKX+AVX2",
-    "ort:opt=disabled,threads=1",
-    "ort:opt=all,threads=1",
-};
-
 Expected<std::vector<std::string>> available_preset_platforms(
-    WorkerPool& pool, const std::vector<std::string>& presets, std::vector<std::string>& skipped) {
-  IG_ASSIGN_OR_RETURN(Catalog catalog, read_catalog(pool.worker_executable()));
+    WorkerPool& pool, const Catalog& catalog, const std::vector<std::string>& presets,
+    std::vector<std::string>& skipped) {
   std::vector<std::string> specs;
   for (const auto& p : presets) {
-    std::vector<std::string> list = kDemoPlatforms;
-    if (p != "demo") {
-      IG_ASSIGN_OR_RETURN(list, preset_specs(catalog, p));
-    }
+    IG_ASSIGN_OR_RETURN(const auto list, preset_specs(catalog, p));
     for (const auto& s : list) {
       if (std::find(specs.begin(), specs.end(), s) == specs.end()) specs.push_back(s);
     }
@@ -71,4 +48,4 @@ Expected<std::vector<std::string>> available_preset_platforms(
   return available;
 }
 
-}  // namespace ig::cli
+}  // namespace ig

@@ -6,18 +6,20 @@
 #include <string>
 #include <vector>
 
+#include "platform/catalog.h"
 #include "study/study.h"
 #include "worker/worker_pool.h"
 
-namespace ig::cli {
+namespace ig {
 
 // Exports the default study's zoo models into `work_dir`/models and fills options.models and
 // options.input_spec_sets; images land in `work_dir`/images.
 Status apply_default_study(const std::string& work_dir, StudyOptions& options);
 
-// The specs of every preset (probed; unavailable ones dropped and listed in `skipped`). Besides
-// the backends' presets (`infergap platforms`), "demo" names the default study's platforms.
+// The specs of every preset the backends declare (`infergap platforms`; "demo" is the default
+// study's), probed: unavailable ones are dropped and listed in `skipped`.
 Expected<std::vector<std::string>> available_preset_platforms(
-    WorkerPool& pool, const std::vector<std::string>& presets, std::vector<std::string>& skipped);
+    WorkerPool& pool, const Catalog& catalog, const std::vector<std::string>& presets,
+    std::vector<std::string>& skipped);
 
-}  // namespace ig::cli
+}  // namespace ig

@@ -1,0 +1,78 @@
+#include "platform/knobs.h"
+
+#include <algorithm>
+
+namespace ig {
+
+KnobTables& registered_knobs() {
+  static KnobTables tables;
+  return tables;
+}
+
+KnobRegistrar::KnobRegistrar(const std::string& backend, KnobTable table) {
+  registered_knobs()[backend] = std::move(table);
+}
+
+const Knob* find_knob(const KnobTables& tables, const std::string& backend,
+                      const std::string& key) {
+  auto t = tables.find(backend);
+  if (t == tables.end()) return nullptr;
+  for (const auto& k : t->second)
+    if (k.key == key) return &k;
+  return nullptr;
+}
+
+std::vector<std::string> knob_keys(const KnobTable& table) {
+  std::vector<std::string> keys;
+  for (const auto& k : table) keys.push_back(k.key);
+  return keys;
+}
+
+std::string knob_default(const KnobTables& tables, const std::string& backend,
+                         const std::string& key) {
+  const Knob* k = find_knob(tables, backend, key);
+  return k ? k->default_value : "";
+}
+
+namespace {
+
+bool value_matches(const std::string& pattern, const std::string& value) {
+  if (!pattern.empty() && pattern.back() == '*')
+    return value.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
+  return pattern == value;
+}
+
+}  // namespace
+
+std::string knob_value_cause(const KnobTables& tables, const std::string& backend,
+                             const std::string& key, const std::string& value) {
+  const Knob* k = find_knob(tables, backend, key);
+  if (!k) return key;
+  if (value.empty() || value == k->default_value) return "";
+  for (const auto& vc : k->value_causes)
+    if (value_matches(vc.value, value)) return vc.cause;
+  return k->cause;
+}
+
+std::vector<std::string> option_causes(const KnobTables& tables, const std::string& backend,
+                                       const std::map<std::string, std::string>& options) {
+  std::vector<std::string> causes;
+  for (const auto& [key, value] : options) {
+    const std::string c = knob_value_cause(tables, backend, key, value);
+    if (!c.empty() && std::find(causes.begin(), causes.end(), c) == causes.end())
+      causes.push_back(c);
+  }
+  return causes;
+}
+
+std::map<std::string, std::string> eager_options(const KnobTables& tables,
+                                                 const std::string& backend) {
+  std::map<std::string, std::string> out;
+  auto t = tables.find(backend);
+  if (t == tables.end()) return out;
+  for (const auto& k : t->second)
+    if (!k.eager_value.empty()) out[k.key] = k.eager_value;
+  return out;
+}
+
+}  // namespace ig

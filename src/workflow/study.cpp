@@ -1,0 +1,124 @@
+#include "workflow/study.h"
+
+#include <filesystem>
+
+#include "analysis/learn_facts.h"
+#include "analysis/self_check_plan.h"
+#include "report/report.h"
+#include "store/pg_store.h"
+#include "worker/probe.h"
+#include "workflow/study_setup.h"
+
+namespace ig {
+
+namespace fs = std::filesystem;
+
+Status learn_store_facts(Store& store, const char* command) {
+  IG_ASSIGN_OR_RETURN(auto study, load_study(store));
+  // Case by case: a case blocked by tensors an earlier study dropped does not keep the others
+  // from being learned, and only one case's tensors are held in memory at a time.
+  std::vector<CaseData> cases = std::move(study.cases);
+  size_t blocked = 0;
+  std::string first_blocked;
+  for (auto& c : cases) {
+    study.cases.clear();
+    study.cases.push_back(std::move(c));
+    TensorCache cache(study);
+    const Status learned = learn_tensor_facts(study, cache);
+    if (learned.ok()) continue;
+    // Runs added to a store that kept no inner tensors cannot be compared with the earlier ones
+    // layer by layer; they are stored all the same, and compare --layers will say why.
+    if (!tensor_not_kept(learned)) return learned;
+    if (blocked++ == 0) first_blocked = learned.message();
+  }
+  IG_RETURN_IF_ERROR(study.facts->save(store));
+  if (blocked > 0)
+    std::fprintf(stderr,
+                 "infergap %s: note: per-layer numbers of %zu of %zu cases not all computed: %s\n",
+                 command, blocked, cases.size(), first_blocked.c_str());
+  return Status::Ok();
+}
+
+namespace {
+
+// The self-check (study/self_check.h) of the study's runs on this host.
+Expected<SelfCheckSummary> self_check_study(Store& store, WorkerPool& pool, const Catalog& catalog,
+                                            const StudyOptions& options, const std::string& host) {
+  IG_ASSIGN_OR_RETURN(auto study, load_study(store));
+  TensorCache cache(study);
+  IG_ASSIGN_OR_RETURN(auto requests, self_check_requests(study, cache, host));
+  keep_tensor_facts(store, study, "study");
+  if (requests.empty()) return SelfCheckSummary{};
+  return run_self_checks(store, pool, catalog, requests,
+                         {options.timeout_seconds, options.max_memory_bytes});
+}
+
+// What the study does after its runs are stored: learn facts, self-check, drop tensors.
+Status after_the_runs(Store& store, WorkerPool& pool, const Catalog& catalog,
+                      const StudyPlan& plan, StudyOutcome& out) {
+  IG_RETURN_IF_ERROR(learn_store_facts(store, "study"));
+  if (!out.summary.oracle.empty() && plan.options.all_layers && plan.self_check) {
+    IG_ASSIGN_OR_RETURN(out.self_checks,
+                        self_check_study(store, pool, catalog, plan.options, out.summary.host));
+    // The verdicts compare the re-runs with the oracle: learned too, before tensors go.
+    if (out.self_checks->executed > 0) IG_RETURN_IF_ERROR(learn_store_facts(store, "study"));
+  }
+  if (plan.keep_no_tensors) {
+    IG_ASSIGN_OR_RETURN(out.dropped, store.drop_inner_tensors());
+  }
+  return Status::Ok();
+}
+
+// The default study's models (beside a SQLite store; in the current folder for a PostgreSQL one)
+// and the platforms of the presets.
+Status complete_plan(StudyPlan& plan, WorkerPool& pool, const Catalog& catalog,
+                     const StudyHooks& hooks) {
+  if (plan.options.models.empty()) {
+    const std::string work_dir = is_postgres_url(plan.store_path)
+                                     ? std::string("infergap-default-study")
+                                     : fs::path(plan.store_path).replace_extension("").string();
+    IG_RETURN_IF_ERROR(apply_default_study(work_dir, plan.options));
+    if (hooks.announce)
+      hooks.announce(fmt::format("default study: {} zoo models in {}/models, demo images in {}/images",
+                                 plan.options.models.size(), work_dir, work_dir));
+  }
+  if (plan.options.platforms.empty() && plan.presets.empty()) plan.presets.push_back("demo");
+  if (plan.presets.empty()) return Status::Ok();
+  std::vector<std::string> skipped;
+  IG_ASSIGN_OR_RETURN(auto specs, available_preset_platforms(pool, catalog, plan.presets, skipped));
+  for (const auto& s : skipped)
+    if (hooks.note) hooks.note("skipped (unavailable here): " + s);
+  plan.options.platforms.insert(plan.options.platforms.end(), specs.begin(), specs.end());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Expected<StudyOutcome> run_study_steps(Store& store, StudyPlan plan, const StudyHooks& hooks) {
+  WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
+  IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(pool.worker_executable()));
+  IG_RETURN_IF_ERROR(complete_plan(plan, pool, catalog, hooks));
+  StudyOutcome out;
+  auto summary = run_study(store, pool, plan.options, hooks.progress);
+  if (!summary.ok()) {
+    // Runs stored before the failure are kept in the shared store too (a rerun skips them).
+    if (Status st = store.push_to_remote(); !st.ok() && hooks.note) hooks.note(st.message());
+    return summary.status();
+  }
+  out.summary = std::move(*summary);
+  // The runs are results even when a later step fails: pushed all the same, then reported.
+  const Status after = after_the_runs(store, pool, catalog, plan, out);
+  if (Status st = store.push_to_remote(); !st.ok()) {
+    if (!after.ok() && hooks.note) hooks.note(after.message());
+    return st;
+  }
+  IG_RETURN_IF_ERROR(after);
+  if (plan.report && store.remote().empty()) {
+    nlohmann::json j;
+    write_report_beside_store(store, plan.store_path, "study", catalog.knobs, j);
+    if (j.contains("report")) out.report = j["report"];
+  }
+  return out;
+}
+
+}  // namespace ig

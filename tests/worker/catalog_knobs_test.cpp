@@ -1,0 +1,79 @@
+// The backends' knob tables and presets as the coordinator reads them from the worker's catalog.
+#include <gtest/gtest.h>
+
+#include "worker/knobs_json.h"
+#include "worker/probe.h"
+
+namespace ig {
+namespace {
+
+using V = std::vector<std::string>;
+
+Catalog worker_catalog() {
+  auto catalog = read_catalog(INFERGAP_WORKER);
+  EXPECT_TRUE(catalog.ok()) << catalog.status().to_string();
+  return catalog.ok() ? *catalog : Catalog{};
+}
+
+TEST(CatalogKnobs, EveryBackendDeclaresItsKnobs) {
+  const Catalog c = worker_catalog();
+  ASSERT_FALSE(c.backends.empty());
+  for (const auto& [name, description] : c.backends) {
+    ASSERT_TRUE(c.knobs.count(name)) << name << " registers no knob table";
+    EXPECT_FALSE(c.knobs.at(name).empty()) << name;
+  }
+  // The compiled/eager switches the campaign pairs and the self-check turns off.
+  EXPECT_EQ(eager_options(c.knobs, "onednn"), (std::map<std::string, std::string>{{"fuse", "off"}}));
+  EXPECT_EQ(eager_options(c.knobs, "ort"), (std::map<std::string, std::string>{{"opt", "disabled"}}));
+  EXPECT_TRUE(eager_options(c.knobs, "ref").empty());
+  EXPECT_EQ(*unfused_spec(c, "onednn:isa=avx2"), "onednn:fuse=off,isa=avx2");
+  EXPECT_EQ(*unfused_spec(c, "ort:opt=all,threads=1"), "ort:opt=disabled,threads=1");
+  EXPECT_EQ(*unfused_spec(c, "ref:fma=on"), "ref:fma=on");
+}
+
+TEST(CatalogKnobs, DemoPresetIsTheDefaultStudysPlatformsInTheirOrder) {
+  // The order is part of the store: run ids follow it.
+  EXPECT_EQ(*preset_specs(worker_catalog(), "demo"),
+            (V{"ref",
+               "ref:fma=on",
+               "ref:acc=lanes16",
+               "ref:conv=im2col",
+               "ref:conv=winograd4",
+               "onednn:isa=sse41,threads=1",
+               "onednn:isa=avx2,threads=1",
+               "onednn:isa=avx512_core,threads=1",
+               "blas:core=Sandybridge,lib=openblas,threads=1",
+               "blas:core=Haswell,lib=openblas,threads=1",
+               "blas:core=SkylakeX,lib=openblas,threads=1",
+               "blas:arch=zen3,lib=blis",
+               "opencv",
+               "opencv:disable=AVX512-SKX+AVX2",
+               "ort:opt=disabled,threads=1",
+               "ort:opt=all,threads=1"}));
+  // A preset without ranks keeps the catalog's order (backends by name).
+  const auto sweep = *preset_specs(worker_catalog(), "cpu-sweep");
+  ASSERT_FALSE(sweep.empty());
+  EXPECT_EQ(sweep.front().rfind("blas:", 0), 0u);
+}
+
+TEST(CatalogKnobs, TablesSurviveTheCatalogsJson) {
+  const KnobTables tables = {
+      {"x",
+       {{"acc", "seq", "order", "", {{"lanes*", "simd-width"}}, ""},
+        {"fuse", "on", "fusion", "fusion", {}, "off"}}}};
+  auto back = knobs_from_json(knobs_to_json(tables));
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  ASSERT_EQ(back->at("x").size(), 2u);
+  EXPECT_EQ(back->at("x")[0].value_causes[0].value, "lanes*");
+  EXPECT_EQ(knob_value_cause(*back, "x", "acc", "lanes8"), "simd-width");
+  EXPECT_EQ(knob_value_cause(*back, "x", "acc", "seq"), "");
+  EXPECT_EQ(knob_value_cause(*back, "x", "acc", "kahan"), "");
+  EXPECT_EQ(knob_value_cause(*back, "x", "unknown", "1"), "unknown");
+  EXPECT_EQ(eager_options(*back, "x").at("fuse"), "off");
+  auto bad = knobs_from_json(nlohmann::json{{"x", {{{"key", "a"}}}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("knob table of 'x' is malformed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ig
