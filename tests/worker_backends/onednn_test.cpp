@@ -102,6 +102,26 @@ TEST(Onednn, BatchNormIsTheFoldedFormulaBitForBit) {
   EXPECT_FALSE(dnnl.outputs[0].tensor.bitwise_equal(onnx.outputs[0].tensor));
 }
 
+// fpmath lets oneDNN convert f32 inside primitives where the CPU has an implementation that does
+// (AMX on oneDNN 2.6): then the outputs move by bf16's rounding; elsewhere the knob is accepted
+// and the primitives stay in f32, bit for bit. Either way nothing else changes.
+TEST_F(ConvnetFixture, FpmathBf16IsStrictOrWithinBf16Rounding) {
+  Outcome strict = run_platform("onednn:fuse=off", model, feeds);
+  Outcome bf16 = run_platform("onednn:fpmath=bf16,fuse=off", model, feeds);
+  ASSERT_TRUE(strict.status.ok() && bf16.status.ok()) << bf16.status.to_string();
+  const Tensor& a = strict.outputs[0].tensor;
+  const Tensor& b = bf16.outputs[0].tensor;
+  if (!a.bitwise_equal(b)) {
+    EXPECT_LT(max_rel_error(b, a), 0.05);  // a few bf16 ulps (2^-8)
+  }
+  auto bad = make_backend(*parse_platform_spec("onednn:fpmath=fp8"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("fpmath=fp8 is not valid (valid values: strict, bf16, "
+                                        "f16, any)"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 TEST(Onednn, KnobsAreValidated) {
   auto bad = make_backend(*parse_platform_spec("onednn:isa=avx3"));
   ASSERT_FALSE(bad.ok());

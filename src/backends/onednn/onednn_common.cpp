@@ -52,7 +52,7 @@ Tensor to_tensor(Ctx& c, const memory& m, const Shape& shape) {
 
 namespace {
 
-dnnl::primitive_attr attr_with(const std::vector<PostOp>& post, size_t out_rank,
+dnnl::primitive_attr attr_with(const Options& opt, const std::vector<PostOp>& post, size_t out_rank,
                                const Shape* any_shape) {
   dnnl::post_ops ops;
   for (const auto& p : post) {
@@ -69,17 +69,20 @@ dnnl::primitive_attr attr_with(const std::vector<PostOp>& post, size_t out_rank,
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  attr.set_fpmath_mode(opt.fpmath);
   return attr;
 }
 
 }  // namespace
 
-dnnl::primitive_attr make_attr(const std::vector<PostOp>& post, size_t out_rank) {
-  return attr_with(post, out_rank, nullptr);
+dnnl::primitive_attr make_attr(const Options& opt, const std::vector<PostOp>& post,
+                               size_t out_rank) {
+  return attr_with(opt, post, out_rank, nullptr);
 }
 
-dnnl::primitive_attr make_attr_any(const std::vector<PostOp>& post, const Shape& out) {
-  return attr_with(post, out.size(), &out);
+dnnl::primitive_attr make_attr_any(const Options& opt, const std::vector<PostOp>& post,
+                                   const Shape& out) {
+  return attr_with(opt, post, out.size(), &out);
 }
 
 Status check_post_ops_fit(const std::vector<PostOp>& post, const Shape& out_shape) {

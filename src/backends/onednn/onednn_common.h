@@ -22,6 +22,9 @@ struct Options {
   std::string conv = "auto";  // direct, winograd, auto
   bool fuse = true;           // post-ops (compiled) versus one primitive per node (eager)
   bool fallback_ref = false;  // run unsupported nodes on the reference backend
+  // oneDNN's fpmath mode: strict keeps f32 primitives in f32; bf16, f16 or any let them convert
+  // inside (on CPUs with those instructions), the reduced precision accelerators use.
+  dnnl::fpmath_mode fpmath = dnnl::fpmath_mode::strict;
 };
 
 // What one node's primitive keeps across runs of the same model file: oneDNN's choice of
@@ -92,12 +95,14 @@ dnnl::memory to_layout(Ctx& c, const dnnl::memory& m, const dnnl::memory::desc& 
 // Plain fp32 tensor of `shape` from memory in any layout.
 Tensor to_tensor(Ctx& c, const dnnl::memory& m, const Shape& shape);
 
-// Post-ops as an attribute, binary operands in plain layout.
-dnnl::primitive_attr make_attr(const std::vector<PostOp>& post, size_t out_rank);
+// Post-ops as an attribute, binary operands in plain layout, with the options' fpmath mode.
+dnnl::primitive_attr make_attr(const Options& opt, const std::vector<PostOp>& post,
+                               size_t out_rank);
 // The same, but a binary operand of the destination's full shape is declared `any`: the
 // primitive gives it its destination's layout. A plain operand next to a blocked destination
 // leaves some primitives (convolutions) only their plain-layout kernels (gemm:jit).
-dnnl::primitive_attr make_attr_any(const std::vector<PostOp>& post, const Shape& out);
+dnnl::primitive_attr make_attr_any(const Options& opt, const std::vector<PostOp>& post,
+                                   const Shape& out);
 
 // Runs a primitive whose sources are plain tensors: sources are reordered into the layouts the
 // primitive chose, the destination is returned as a plain tensor of `out_shape`. `make_pd`

@@ -52,7 +52,8 @@ Expected<OpResult> run_eltwise_op(Ctx& c, const OpInputs& x, const PostOp& op,
   const memory::desc md = plain_md(X.shape());
   dnnl::eltwise_forward::desc d(prop_kind::forward_inference, op.alg, md, op.alpha, op.beta);
   auto pd = [&] {
-    return dnnl::eltwise_forward::primitive_desc(d, make_attr(post, X.shape().size()), c.eng);
+    return dnnl::eltwise_forward::primitive_desc(d, make_attr(c.opt, post, X.shape().size()),
+                                                 c.eng);
   };
   return execute<dnnl::eltwise_forward>(c, pd, {{DNNL_ARG_SRC, &X, md}}, X.shape(), post);
 }
@@ -87,7 +88,9 @@ Expected<OpResult> run_binary(Ctx& c, const OpInputs& x, const std::vector<PostO
   }
   if (rank == 0) sa = sb = out = {};
   dnnl::binary::desc d(*alg, plain_md(sa), plain_md(sb), plain_md(out));
-  auto pd = [&] { return dnnl::binary::primitive_desc(d, make_attr(post, out.size()), c.eng); };
+  auto pd = [&] {
+    return dnnl::binary::primitive_desc(d, make_attr(c.opt, post, out.size()), c.eng);
+  };
   return execute<dnnl::binary>(
       c, pd, {{DNNL_ARG_SRC_0, a, plain_md(sa)}, {DNNL_ARG_SRC_1, b, plain_md(sb)}}, out, post);
 }

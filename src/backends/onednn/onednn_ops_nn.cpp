@@ -62,10 +62,11 @@ Expected<OpResult> conv_with(Ctx& c, const OpInputs& x, const std::vector<PostOp
                                     minus_one(w->dilations), w->pad_begin, w->pad_end);
   auto pd = [&] {
     try {
-      return dnnl::convolution_forward::primitive_desc(d, make_attr_any(post, out), c.eng);
+      return dnnl::convolution_forward::primitive_desc(d, make_attr_any(c.opt, post, out), c.eng);
     } catch (const dnnl::error&) {
       // No implementation takes the operand in a layout of its choice: a plain one, as before.
-      return dnnl::convolution_forward::primitive_desc(d, make_attr(post, out.size()), c.eng);
+      return dnnl::convolution_forward::primitive_desc(d, make_attr(c.opt, post, out.size()),
+                                                       c.eng);
     }
   };
   std::vector<Arg> args = {{DNNL_ARG_SRC, &X, plain_md(X.shape())},
@@ -129,7 +130,7 @@ Expected<OpResult> run_gemm(Ctx& c, const OpInputs& x, const std::vector<PostOp>
                                         any_md({N, K}), has_c ? any_md({N}) : memory::desc(),
                                         any_md(out));
     auto pd = [&] {
-      return dnnl::inner_product_forward::primitive_desc(d, make_attr(post, 2), c.eng);
+      return dnnl::inner_product_forward::primitive_desc(d, make_attr(c.opt, post, 2), c.eng);
     };
     std::vector<Arg> args = {{DNNL_ARG_SRC, &A, a_md}, {DNNL_ARG_WEIGHTS, &B, w_md}};
     if (has_c) args.push_back({DNNL_ARG_BIAS, &x.at(2), plain_md({N})});
@@ -145,7 +146,7 @@ Expected<OpResult> run_gemm(Ctx& c, const OpInputs& x, const std::vector<PostOp>
     bias_md = plain_md(cs);
   }
   dnnl::matmul::desc d(a_md, b_md, bias_md, plain_md(out));
-  dnnl::primitive_attr attr = make_attr(post, 2);
+  dnnl::primitive_attr attr = make_attr(c.opt, post, 2);
   if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
   auto pd = [&] { return dnnl::matmul::primitive_desc(d, attr, c.eng); };
   std::vector<Arg> args = {{DNNL_ARG_SRC, &A, a_md}, {DNNL_ARG_WEIGHTS, &B, b_md}};
@@ -177,7 +178,7 @@ Expected<OpResult> run_matmul(Ctx& c, const OpInputs& x, const std::vector<PostO
   out[rank - 2] = a[rank - 2];
   out[rank - 1] = b[rank - 1];
   dnnl::matmul::desc d(plain_md(a), plain_md(b), plain_md(out));
-  auto pd = [&] { return dnnl::matmul::primitive_desc(d, make_attr(post, rank), c.eng); };
+  auto pd = [&] { return dnnl::matmul::primitive_desc(d, make_attr(c.opt, post, rank), c.eng); };
   return execute<dnnl::matmul>(
       c, pd, {{DNNL_ARG_SRC, &A, plain_md(a)}, {DNNL_ARG_WEIGHTS, &B, plain_md(b)}}, out, post);
 }
@@ -227,7 +228,7 @@ Expected<OpResult> run_pool(Ctx& c, const OpInputs& x, const std::vector<PostOp>
                                    any_md(out), w->strides, w->kernel, minus_one(w->dilations),
                                    w->pad_begin, w->pad_end);
   auto pd = [&] {
-    return dnnl::pooling_v2_forward::primitive_desc(d, make_attr(post, out.size()), c.eng);
+    return dnnl::pooling_v2_forward::primitive_desc(d, make_attr(c.opt, post, out.size()), c.eng);
   };
   return execute<dnnl::pooling_v2_forward>(c, pd, {{DNNL_ARG_SRC, &X, plain_md(X.shape())}}, out,
                                            post);
@@ -262,8 +263,8 @@ Expected<OpResult> run_bn(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
   dnnl::batch_normalization_forward::desc d(prop_kind::forward_inference, plain_md(X.shape()),
                                             x.node.attr_float("epsilon", 1e-5f), flags);
   auto pd = [&] {
-    return dnnl::batch_normalization_forward::primitive_desc(d, make_attr(post, X.shape().size()),
-                                                             c.eng);
+    return dnnl::batch_normalization_forward::primitive_desc(
+        d, make_attr(c.opt, post, X.shape().size()), c.eng);
   };
   return execute<dnnl::batch_normalization_forward>(c, pd,
                                                     {{DNNL_ARG_SRC, &X, plain_md(X.shape())},
@@ -300,8 +301,8 @@ Expected<OpResult> run_ln(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
   dnnl::layer_normalization_forward::desc d(prop_kind::forward_inference, plain_md(X.shape()),
                                             x.node.attr_float("epsilon", 1e-5f), flags);
   auto pd = [&] {
-    return dnnl::layer_normalization_forward::primitive_desc(d, make_attr(post, X.shape().size()),
-                                                             c.eng);
+    return dnnl::layer_normalization_forward::primitive_desc(
+        d, make_attr(c.opt, post, X.shape().size()), c.eng);
   };
   std::vector<Arg> args = {{DNNL_ARG_SRC, &X, plain_md(X.shape())},
                            {DNNL_ARG_SCALE, &x.at(1), plain_md(ch)}};

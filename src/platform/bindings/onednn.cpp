@@ -1,4 +1,5 @@
-// The `onednn` platform factory: `onednn:isa=avx2,threads=2,conv=winograd,fuse=off,fallback=ref`.
+// The `onednn` platform factory:
+// `onednn:isa=avx2,threads=2,conv=winograd,fuse=off,fallback=ref,fpmath=bf16`.
 #include <omp.h>
 
 #include <algorithm>
@@ -81,7 +82,19 @@ const KnobTable kKnobs = {
      {},
      "off"},
     {"fallback", "none", "none|ref: run nodes oneDNN lacks on the reference", "library", {}, ""},
+    {"fpmath",
+     "strict",
+     "strict|bf16|f16|any: lower precision oneDNN may use inside f32 primitives (fpmath mode)",
+     "precision",
+     {},
+     ""},
 };
+
+const std::map<std::string, dnnl::fpmath_mode> kFpmathModes = {
+    {"strict", dnnl::fpmath_mode::strict},
+    {"bf16", dnnl::fpmath_mode::bf16},
+    {"f16", dnnl::fpmath_mode::f16},
+    {"any", dnnl::fpmath_mode::any}};
 const KnobRegistrar kOnednnKnobs("onednn", kKnobs);
 
 Expected<onednn::Options> parse(const PlatformSpec& spec) {
@@ -102,6 +115,9 @@ Expected<onednn::Options> parse(const PlatformSpec& spec) {
   auto fallback = choice_option(spec, kKnobs, "fallback", {"none", "ref"});
   if (!fallback.ok()) return fallback.status();
   o.fallback_ref = *fallback == "ref";
+  auto fpmath = choice_option(spec, kKnobs, "fpmath", {"strict", "bf16", "f16", "any"});
+  if (!fpmath.ok()) return fpmath.status();
+  o.fpmath = kFpmathModes.at(*fpmath);
   return o;
 }
 
@@ -141,8 +157,8 @@ Expected<std::unique_ptr<Backend>> make(const PlatformSpec& spec) {
 }
 
 const BackendRegistrar kOnednnRegistrar(BackendFactory{
-    "onednn", "oneDNN primitives per ONNX node (knobs: isa, threads, conv, fuse, fallback)", make,
-    environment});
+    "onednn", "oneDNN primitives per ONNX node (knobs: isa, threads, conv, fuse, fallback, fpmath)",
+    make, environment});
 
 }  // namespace
 }  // namespace ig
