@@ -40,8 +40,7 @@ struct KnobRegistrar {
   KnobRegistrar(const std::string& backend, KnobTable table);
 };
 
-const Knob* find_knob(const KnobTables& tables, const std::string& backend,
-                      const std::string& key);
+const Knob* find_knob(const KnobTables& tables, const std::string& backend, const std::string& key);
 // The keys of a table, in declaration order (what check_option_keys accepts).
 std::vector<std::string> knob_keys(const KnobTable& table);
 // The value a spec without `key` means ("" when there is none).

@@ -8,7 +8,8 @@ nlohmann::json knobs_to_json(const KnobTables& tables) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& k : table) {
       nlohmann::json values = nlohmann::json::array();
-      for (const auto& vc : k.value_causes) values.push_back({{"value", vc.value}, {"cause", vc.cause}});
+      for (const auto& vc : k.value_causes)
+        values.push_back({{"value", vc.value}, {"cause", vc.cause}});
       list.push_back({{"key", k.key},
                       {"default", k.default_value},
                       {"help", k.help},
@@ -28,8 +29,8 @@ Expected<KnobTables> knobs_from_json(const nlohmann::json& j) {
     try {
       KnobTable& table = tables[backend];
       for (const auto& k : list) {
-        Knob knob{k.at("key"), k.at("default"), k.value("help", ""), k.at("cause"), {},
-                  k.value("eager", "")};
+        Knob knob{k.at("key"), k.at("default"),     k.value("help", ""), k.at("cause"),
+                  {},          k.value("eager", "")};
         for (const auto& vc : k.value("value_causes", nlohmann::json::array()))
           knob.value_causes.push_back({vc.at("value"), vc.at("cause")});
         table.push_back(std::move(knob));

@@ -54,8 +54,8 @@ Expected<SelfCheckSummary> self_check_study(Store& store, WorkerPool& pool, cons
 }
 
 // What the study does after its runs are stored: learn facts, self-check, drop tensors.
-Status after_the_runs(Store& store, WorkerPool& pool, const Catalog& catalog,
-                      const StudyPlan& plan, StudyOutcome& out) {
+Status after_the_runs(Store& store, WorkerPool& pool, const Catalog& catalog, const StudyPlan& plan,
+                      StudyOutcome& out) {
   IG_RETURN_IF_ERROR(learn_store_facts(store, "study"));
   if (!out.summary.oracle.empty() && plan.options.all_layers && plan.self_check) {
     IG_ASSIGN_OR_RETURN(out.self_checks,
@@ -79,8 +79,9 @@ Status complete_plan(StudyPlan& plan, WorkerPool& pool, const Catalog& catalog,
                                      : fs::path(plan.store_path).replace_extension("").string();
     IG_RETURN_IF_ERROR(apply_default_study(work_dir, plan.options));
     if (hooks.announce)
-      hooks.announce(fmt::format("default study: {} zoo models in {}/models, demo images in {}/images",
-                                 plan.options.models.size(), work_dir, work_dir));
+      hooks.announce(
+          fmt::format("default study: {} zoo models in {}/models, demo images in {}/images",
+                      plan.options.models.size(), work_dir, work_dir));
   }
   if (plan.options.platforms.empty() && plan.presets.empty()) plan.presets.push_back("demo");
   if (plan.presets.empty()) return Status::Ok();

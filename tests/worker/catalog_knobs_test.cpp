@@ -23,8 +23,10 @@ TEST(CatalogKnobs, EveryBackendDeclaresItsKnobs) {
     EXPECT_FALSE(c.knobs.at(name).empty()) << name;
   }
   // The compiled/eager switches the campaign pairs and the self-check turns off.
-  EXPECT_EQ(eager_options(c.knobs, "onednn"), (std::map<std::string, std::string>{{"fuse", "off"}}));
-  EXPECT_EQ(eager_options(c.knobs, "ort"), (std::map<std::string, std::string>{{"opt", "disabled"}}));
+  EXPECT_EQ(eager_options(c.knobs, "onednn"),
+            (std::map<std::string, std::string>{{"fuse", "off"}}));
+  EXPECT_EQ(eager_options(c.knobs, "ort"),
+            (std::map<std::string, std::string>{{"opt", "disabled"}}));
   EXPECT_TRUE(eager_options(c.knobs, "ref").empty());
   EXPECT_EQ(*unfused_spec(c, "onednn:isa=avx2"), "onednn:fuse=off,isa=avx2");
   EXPECT_EQ(*unfused_spec(c, "ort:opt=all,threads=1"), "ort:opt=disabled,threads=1");
@@ -33,23 +35,14 @@ TEST(CatalogKnobs, EveryBackendDeclaresItsKnobs) {
 
 TEST(CatalogKnobs, DemoPresetIsTheDefaultStudysPlatformsInTheirOrder) {
   // The order is part of the store: run ids follow it.
-  EXPECT_EQ(*preset_specs(worker_catalog(), "demo"),
-            (V{"ref",
-               "ref:fma=on",
-               "ref:acc=lanes16",
-               "ref:conv=im2col",
-               "ref:conv=winograd4",
-               "onednn:isa=sse41,threads=1",
-               "onednn:isa=avx2,threads=1",
-               "onednn:isa=avx512_core,threads=1",
-               "blas:core=Sandybridge,lib=openblas,threads=1",
-               "blas:core=Haswell,lib=openblas,threads=1",
-               "blas:core=SkylakeX,lib=openblas,threads=1",
-               "blas:arch=zen3,lib=blis",
-               "opencv",
-               "opencv:disable=AVX512-SKX+AVX2",
-               "ort:opt=disabled,threads=1",
-               "ort:opt=all,threads=1"}));
+  EXPECT_EQ(
+      *preset_specs(worker_catalog(), "demo"),
+      (V{"ref", "ref:fma=on", "ref:acc=lanes16", "ref:conv=im2col", "ref:conv=winograd4",
+         "onednn:isa=sse41,threads=1", "onednn:isa=avx2,threads=1",
+         "onednn:isa=avx512_core,threads=1", "blas:core=Sandybridge,lib=openblas,threads=1",
+         "blas:core=Haswell,lib=openblas,threads=1", "blas:core=SkylakeX,lib=openblas,threads=1",
+         "blas:arch=zen3,lib=blis", "opencv", "opencv:disable=AVX512-SKX+AVX2",
+         "ort:opt=disabled,threads=1", "ort:opt=all,threads=1"}));
   // A preset without ranks keeps the catalog's order (backends by name).
   const auto sweep = *preset_specs(worker_catalog(), "cpu-sweep");
   ASSERT_FALSE(sweep.empty());
@@ -57,10 +50,9 @@ TEST(CatalogKnobs, DemoPresetIsTheDefaultStudysPlatformsInTheirOrder) {
 }
 
 TEST(CatalogKnobs, TablesSurviveTheCatalogsJson) {
-  const KnobTables tables = {
-      {"x",
-       {{"acc", "seq", "order", "", {{"lanes*", "simd-width"}}, ""},
-        {"fuse", "on", "fusion", "fusion", {}, "off"}}}};
+  const KnobTables tables = {{"x",
+                              {{"acc", "seq", "order", "", {{"lanes*", "simd-width"}}, ""},
+                               {"fuse", "on", "fusion", "fusion", {}, "off"}}}};
   auto back = knobs_from_json(knobs_to_json(tables));
   ASSERT_TRUE(back.ok()) << back.status().to_string();
   ASSERT_EQ(back->at("x").size(), 2u);
