@@ -1,5 +1,5 @@
 // The store's tables as the PostgreSQL copy sees them: column names and kinds, in the order rows
-// are copied (a run's rows after the run, whose id they follow).
+// are copied (a run's rows after the run, whose id they follow). Derived from store/schema.h.
 #pragma once
 
 #include <string>
@@ -15,9 +15,9 @@ struct PgColumn {
 struct PgTable {
   const char* name;
   std::vector<PgColumn> columns;
-  // Rows are read in this order: concurrent pushes then take row locks in the same order
-  // and cannot deadlock one another.
-  const char* order_by;
+  // Rows are read in this order (the table's natural key): concurrent pushes then take row locks
+  // in the same order and cannot deadlock one another.
+  std::string order_by;
   bool keyed_by_run = false;  // first column is runs.id, remapped on push
   // What a push does with a row already there.
   const char* on_conflict = "ON CONFLICT DO NOTHING";

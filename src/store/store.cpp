@@ -8,50 +8,13 @@
 #include "store/decoded_references.h"
 #include "store/pg_store.h"
 #include "store/reference_index.h"
+#include "store/schema.h"
 #include "store/sqlite_util.h"
 #include "tensor/hash.h"
 
 namespace ig {
 
 namespace {
-
-// Natural keys everywhere (hashes, spec strings), so stores from different machines merge by
-// plain INSERT OR IGNORE; only runs get a local integer id, remapped on merge.
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS hosts(id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS platforms(spec TEXT NOT NULL, host TEXT NOT NULL,
-  oracle INTEGER NOT NULL, PRIMARY KEY(spec, host, oracle));
-CREATE TABLE IF NOT EXISTS models(hash TEXT PRIMARY KEY, path TEXT NOT NULL, name TEXT NOT NULL,
-  lineage TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS graph_nodes(model TEXT NOT NULL, idx INTEGER NOT NULL,
-  name TEXT NOT NULL, op_type TEXT NOT NULL, domain TEXT NOT NULL, inputs TEXT NOT NULL,
-  outputs TEXT NOT NULL, attributes TEXT NOT NULL, PRIMARY KEY(model, idx));
-CREATE TABLE IF NOT EXISTS inputs(hash TEXT PRIMARY KEY, label TEXT NOT NULL,
-  recipe TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, model TEXT NOT NULL,
-  input TEXT NOT NULL, platform TEXT NOT NULL, host TEXT NOT NULL, repetition INTEGER NOT NULL,
-  verdict TEXT NOT NULL, reason TEXT NOT NULL, repro TEXT NOT NULL, seconds REAL NOT NULL,
-  UNIQUE(model, input, platform, host, repetition));
-CREATE TABLE IF NOT EXISTS node_outputs(run INTEGER NOT NULL REFERENCES runs(id),
-  node_index INTEGER NOT NULL, value TEXT NOT NULL, node TEXT NOT NULL, op_type TEXT NOT NULL,
-  hash TEXT NOT NULL, dtype TEXT NOT NULL, shape TEXT NOT NULL, is_output INTEGER NOT NULL,
-  min REAL, max REAL, mean REAL, nan_count INTEGER, inf_count INTEGER,
-  PRIMARY KEY(run, value));
-CREATE TABLE IF NOT EXISTS tensors(hash TEXT NOT NULL, dtype TEXT NOT NULL, shape TEXT NOT NULL,
-  nbytes INTEGER NOT NULL, data BLOB, PRIMARY KEY(hash, dtype, shape));
-CREATE TABLE IF NOT EXISTS node_notes(run INTEGER NOT NULL REFERENCES runs(id),
-  value TEXT NOT NULL, note TEXT NOT NULL, covers TEXT NOT NULL, PRIMARY KEY(run, value));
-CREATE TABLE IF NOT EXISTS rejections(run INTEGER NOT NULL REFERENCES runs(id),
-  position INTEGER NOT NULL, node TEXT NOT NULL, op_type TEXT NOT NULL, node_index INTEGER NOT NULL,
-  reason TEXT NOT NULL, PRIMARY KEY(run, position));
-CREATE TABLE IF NOT EXISTS self_checks(run INTEGER NOT NULL REFERENCES runs(id),
-  value TEXT NOT NULL, kind TEXT NOT NULL, spec TEXT NOT NULL, nodes TEXT NOT NULL,
-  verdict TEXT NOT NULL, reason TEXT NOT NULL, hash TEXT NOT NULL, dtype TEXT NOT NULL,
-  shape TEXT NOT NULL, PRIMARY KEY(run, value, kind));
-CREATE TABLE IF NOT EXISTS tensor_facts(kind TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL,
-  value REAL NOT NULL, PRIMARY KEY(kind, a, b)) WITHOUT ROWID;
-)sql";
 
 struct Stats {
   double min = NAN, max = NAN, mean = NAN;
@@ -118,7 +81,7 @@ Expected<std::unique_ptr<Store>> Store::open(const std::string& path) {
   // refused whole, never extended or mixed.
   IG_ASSIGN_OR_RETURN(const bool existing, s->has_table("runs"));
   if (existing) IG_RETURN_IF_ERROR(check_schema_version(*s, path));
-  IG_RETURN_IF_ERROR(s->exec(kSchema));
+  IG_RETURN_IF_ERROR(s->exec(schema_sql(SqlDialect::kSqlite)));
   Status st = s->exec("SELECT count(*) FROM runs");
   if (!st.ok()) return st.with_context(path + " is not an infergap store");
   if (!existing) {
