@@ -55,121 +55,139 @@ void print_study_outcome(const std::string& store, const StudyOutcome& o) {
     std::printf("  %-12s %lld\n", v.c_str(), static_cast<long long>(n));
 }
 
-}  // namespace
+struct StudyArgs {
+  StudyOptions opt;
+  std::string oracle = "default";
+  std::string layers = "all";
+  std::string store = "infergap-study.db";
+  std::vector<std::string> presets;
+  std::string shard = "0/1";
+  PlanArgs plan;
+  LimitArgs limits;
+  bool json = false, no_report = false, no_self_check = false;
+  std::string keep_tensors = "classes";
+};
 
-void add_study_command(CLI::App& app, int& exit_code) {
-  struct Args {
-    StudyOptions opt;
-    std::string oracle = "default";
-    std::string layers = "all";
-    std::string store = "infergap-study.db";
-    std::vector<std::string> presets;
-    std::string shard = "0/1";
-    PlanArgs plan;
-    LimitArgs limits;
-    bool json = false, no_report = false, no_self_check = false;
-    std::string keep_tensors = "classes";
-  };
-  auto args = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand(
-      "study", "Run models x inputs x platforms x repetitions into a store (skips stored runs)");
-  cmd->add_option("--model", args->opt.models,
+// What runs: models, inputs, platforms, repetitions and what each run captures.
+void add_study_run_options(CLI::App* cmd, StudyArgs& a) {
+  cmd->add_option("--model", a.opt.models,
                   "ONNX model file (repeatable); none: the default study (Cifar10-R18 and "
                   "Cifar10-small on three demo images)");
-  cmd->add_option("--input", args->opt.input_files,
+  cmd->add_option("--input", a.opt.input_files,
                   "NAME=SPEC, as `run --input` takes it (a file, image:PATH, random:..., "
                   "value:V); inputs not given get seeded random data");
-  add_sizing_options(cmd, &args->opt.shapes, &args->opt.dims);
-  cmd->add_option("--inputs", args->opt.input_sets, "Number of input sets (seeds S, S+1, ...)")
+  add_sizing_options(cmd, &a.opt.shapes, &a.opt.dims);
+  cmd->add_option("--inputs", a.opt.input_sets, "Number of input sets (seeds S, S+1, ...)")
       ->capture_default_str();
-  cmd->add_option("--seed", args->opt.seed, "First seed for random inputs")->capture_default_str();
-  cmd->add_option("-p,--platform", args->opt.platforms, "Platform spec (repeatable)");
+  cmd->add_option("--seed", a.opt.seed, "First seed for random inputs")->capture_default_str();
+  cmd->add_option("-p,--platform", a.opt.platforms, "Platform spec (repeatable)");
   cmd->add_option(
-      "--preset", args->presets,
+      "--preset", a.presets,
       "Platforms of a preset that this host can run (see `infergap platforms`); with no "
       "-p and no --preset: demo");
-  cmd->add_option("--oracle", args->oracle,
+  cmd->add_option("--oracle", a.oracle,
                   "Oracle platform ('default': ref with fp64 where available, 'none')")
       ->capture_default_str();
-  cmd->add_option("--repeat", args->opt.repeat, "Runs per platform, to expose nondeterminism")
+  cmd->add_option("--repeat", a.opt.repeat, "Runs per platform, to expose nondeterminism")
       ->capture_default_str();
-  cmd->add_option("--layers", args->layers, "Capture every node's output or only graph outputs")
+  cmd->add_option("--layers", a.layers, "Capture every node's output or only graph outputs")
       ->check(CLI::IsMember({"all", "outputs"}))
       ->capture_default_str();
-  cmd->add_option("--store", args->store,
+}
+
+// Where the results go and what is done with them, and how the work is shared out.
+void add_study_store_options(CLI::App* cmd, StudyArgs& a) {
+  cmd->add_option("--store", a.store,
                   "Study store: a SQLite file, or postgresql://user@host/db (a fleet's)")
       ->capture_default_str();
-  cmd->add_option("--keep-tensors", args->keep_tensors,
+  cmd->add_option("--keep-tensors", a.keep_tensors,
                   "classes: every distinct tensor (one per class per node); none: only graph "
                   "outputs, inputs and self-check re-runs, inner layers as hashes and the numbers "
                   "compare needs (no export or explain of inner layers, no platforms added later)")
       ->check(CLI::IsMember({"classes", "none"}))
       ->capture_default_str();
-  cmd->add_option("--shard", args->shard,
+  cmd->add_option("--shard", a.shard,
                   "I/N: run only the cases (model x input set) whose index is I modulo N")
       ->capture_default_str();
-  add_plan_options(cmd, &args->plan);
-  cmd->add_option("--host-tag", args->opt.host_tag,
+  add_plan_options(cmd, &a.plan);
+  cmd->add_option("--host-tag", a.opt.host_tag,
                   "Added to the host fingerprint, to tell apart identical machines");
-  cmd->add_flag("--no-report", args->no_report,
+  cmd->add_flag("--no-report", a.no_report,
                 "Do not write the HTML report (default: report.html next to the store)");
-  cmd->add_flag("--no-self-check", args->no_self_check,
+  cmd->add_flag("--no-self-check", a.no_self_check,
                 "Do not re-run grossly-off nodes alone (default: with an oracle and --layers all, "
                 "each span off the oracle by over 1e-2 while its inputs agree to 1e-5 is re-run "
                 "unfused on its platform and on the oracle)");
+}
+
+// What --plan checks before registering: every job would fail on a missing model.
+Status models_exist(const std::vector<std::string>& models) {
+  for (const auto& m : models) {
+    std::error_code ec;
+    if (!fs::is_regular_file(m, ec)) return not_found("{}: no such model file", m);
+  }
+  return Status::Ok();
+}
+
+Expected<StudyPlan> study_plan(const StudyArgs& a) {
+  StudyOptions opt = a.opt;
+  if (std::sscanf(a.shard.c_str(), "%d/%d", &opt.shard, &opt.shards) != 2)
+    return invalid_argument("--shard '{}': expected I/N", a.shard);
+  opt.timeout_seconds = a.limits.timeout;
+  opt.max_memory_bytes = a.limits.max_memory_bytes();
+  opt.all_layers = a.layers == "all";
+  opt.oracle = a.oracle == "default" ? default_oracle() : a.oracle == "none" ? "" : a.oracle;
+  return StudyPlan{opt,         a.store, a.presets, !a.no_self_check, a.keep_tensors == "none",
+                   !a.no_report};
+}
+
+// The study's steps with a progress bar on stderr; in text mode, its announcements on stderr too.
+Expected<StudyOutcome> run_with_progress(Store& store, const StudyPlan& plan, bool json) {
+  ProgressBar bar("study");
+  StudyHooks hooks;
+  hooks.progress = [&](const StudyProgress& p) {
+    bar.update(p.done, p.total, p.executed, p.current);
+  };
+  hooks.note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  if (!json) hooks.announce = hooks.note;
+  auto outcome = run_study_steps(store, plan, hooks);
+  bar.finish();
+  return outcome;
+}
+
+Status run_study(const StudyArgs& a, int& exit_code) {
+  IG_ASSIGN_OR_RETURN(const StudyPlan plan, study_plan(a));
+  IG_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store, Store::open(a.store));
+  IG_ASSIGN_OR_RETURN(const StudyOutcome outcome, run_with_progress(*store, plan, a.json));
+  // Built in both modes: it also tells stderr which open dims were left at their default.
+  const nlohmann::json j = study_outcome_json(a.store, outcome);
+  if (a.json)
+    std::printf("%s\n", j.dump(2).c_str());
+  else
+    print_study_outcome(a.store, outcome);
+  for (const auto& [v, n] : outcome.summary.verdicts)
+    if (v != "ok") exit_code = kExitFailures;
+  return Status::Ok();
+}
+
+}  // namespace
+
+void add_study_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<StudyArgs>();
+  auto* cmd = app.add_subcommand(
+      "study", "Run models x inputs x platforms x repetitions into a store (skips stored runs)");
+  add_study_run_options(cmd, *args);
+  add_study_store_options(cmd, *args);
   add_limit_options(cmd, &args->limits);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->callback([args, &exit_code] {
-    auto models_exist = [&]() -> Status {
-      for (const auto& m : args->opt.models) {
-        std::error_code ec;
-        if (!fs::is_regular_file(m, ec)) return not_found("{}: no such model file", m);
-      }
-      return Status::Ok();
-    };
-    if (register_fleet_plan("study", args->store, args->plan, args->json, exit_code, models_exist))
+    if (register_fleet_plan("study", args->store, args->plan, args->json, exit_code,
+                            [&] { return models_exist(args->opt.models); }))
       return;
-    if (std::sscanf(args->shard.c_str(), "%d/%d", &args->opt.shard, &args->opt.shards) != 2) {
-      std::fprintf(stderr, "infergap study: --shard '%s': expected I/N\n", args->shard.c_str());
-      exit_code = kExitBadInput;
-      return;
-    }
-    args->opt.timeout_seconds = args->limits.timeout;
-    args->opt.max_memory_bytes = args->limits.max_memory_bytes();
-    args->opt.all_layers = args->layers == "all";
-    args->opt.oracle = args->oracle == "default" ? default_oracle()
-                       : args->oracle == "none"  ? ""
-                                                 : args->oracle;
-    auto fail = [&](const Status& st) {
+    if (Status st = run_study(*args, exit_code); !st.ok()) {
       std::fprintf(stderr, "infergap study: %s\n", st.message().c_str());
       exit_code = exit_code_for(st);
-    };
-    auto store = Store::open(args->store);
-    if (!store.ok()) return fail(store.status());
-    const StudyPlan plan{args->opt,
-                         args->store,
-                         args->presets,
-                         !args->no_self_check,
-                         args->keep_tensors == "none",
-                         !args->no_report};
-    ProgressBar bar("study");
-    StudyHooks hooks;
-    hooks.progress = [&](const StudyProgress& p) {
-      bar.update(p.done, p.total, p.executed, p.current);
-    };
-    hooks.note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-    if (!args->json) hooks.announce = hooks.note;
-    auto outcome = run_study_steps(**store, plan, hooks);
-    bar.finish();
-    if (!outcome.ok()) return fail(outcome.status());
-    // Built in both modes: it also tells stderr which open dims were left at their default.
-    const nlohmann::json j = study_outcome_json(args->store, *outcome);
-    if (args->json)
-      std::printf("%s\n", j.dump(2).c_str());
-    else
-      print_study_outcome(args->store, *outcome);
-    for (const auto& [v, n] : outcome->summary.verdicts)
-      if (v != "ok") exit_code = kExitFailures;
+    }
   });
 }
 

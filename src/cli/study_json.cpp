@@ -100,18 +100,21 @@ void print_csv_matrix(const std::string& corner, const std::vector<std::string>&
   }
 }
 
-void print_text_report(const StudyData& study, const nlohmann::json& j,
-                       const std::vector<std::string>& columns) {
-  const auto labels = study.labels();
-  const int pw = static_cast<int>(width_of(labels, 8));
+namespace {
+
+void print_cases(const nlohmann::json& j, const std::vector<std::string>& columns) {
   std::printf("Cases:\n");
   for (size_t i = 0; i < columns.size(); ++i)
     std::printf("  [%zu] %s: %zu EQC(s), remaining precision %d\n", i + 1, columns[i].c_str(),
                 j["cases"][i]["eqc_count"].get<size_t>(),
                 j["cases"][i]["remaining_precision"].get<int>());
+}
+
+void print_eqc_matrix(const nlohmann::json& j, const std::vector<std::string>& labels, int pw,
+                      size_t cases) {
   std::printf("\nEQC matrix (letter = class of the outputs; * new class; ~ nondeterministic)\n");
   std::printf("%-*s", pw, "platform");
-  for (size_t i = 0; i < columns.size(); ++i)
+  for (size_t i = 0; i < cases; ++i)
     std::printf(" %6s", ("[" + std::to_string(i + 1) + "]").c_str());
   std::printf("\n");
   for (const auto& l : labels) {
@@ -119,6 +122,9 @@ void print_text_report(const StudyData& study, const nlohmann::json& j,
     for (const auto& v : j["eqc_matrix"][l]) std::printf(" %6s", cell_text(v).c_str());
     std::printf("\n");
   }
+}
+
+void print_rp_matrix(const nlohmann::json& j, const std::vector<std::string>& labels, int pw) {
   std::printf("\nRemaining precision (mantissa bits agreeing, min over cases and outputs)\n");
   std::printf("%-*s", pw + 5, "");
   for (size_t i = 0; i < labels.size(); ++i) std::printf(" %3zu", i + 1);
@@ -131,23 +137,28 @@ void print_text_report(const StudyData& study, const nlohmann::json& j,
     }
     std::printf("\n");
   }
-  if (!j["oracle_ranking"].empty()) {
-    std::printf("\nError against the oracle (%s), closest first\n",
-                j["oracle"].get<std::string>().c_str());
-    std::printf("rank %-*s %10s %12s %12s %4s\n", pw, "platform", "max ulp", "max abs", "max rel",
-                "RP");
-    for (const auto& e : j["oracle_ranking"])
-      std::printf("%4d %-*s %10llu %12.4g %12.4g %4d\n", e["rank"].get<int>(), pw,
-                  e["platform"].get<std::string>().c_str(),
-                  static_cast<unsigned long long>(e["max_ulp"].get<uint64_t>()),
-                  e["max_abs_error"].get<double>(), e["max_rel_error"].get<double>(),
-                  e["remaining_precision"].get<int>());
-    std::printf(
-        "\nOrigins against the oracle (where each platform's error is born: output error "
-        ">= %g x its inputs'; `origins --oracle` lists all)\n",
-        kBornJump);
-    print_oracle_origins(j["oracle_origins"], 3);
-  }
+}
+
+// The ranking against the oracle and where each platform's error is born (with an oracle only).
+void print_oracle_sections(const nlohmann::json& j, int pw) {
+  std::printf("\nError against the oracle (%s), closest first\n",
+              j["oracle"].get<std::string>().c_str());
+  std::printf("rank %-*s %10s %12s %12s %4s\n", pw, "platform", "max ulp", "max abs", "max rel",
+              "RP");
+  for (const auto& e : j["oracle_ranking"])
+    std::printf("%4d %-*s %10llu %12.4g %12.4g %4d\n", e["rank"].get<int>(), pw,
+                e["platform"].get<std::string>().c_str(),
+                static_cast<unsigned long long>(e["max_ulp"].get<uint64_t>()),
+                e["max_abs_error"].get<double>(), e["max_rel_error"].get<double>(),
+                e["remaining_precision"].get<int>());
+  std::printf(
+      "\nOrigins against the oracle (where each platform's error is born: output error "
+      ">= %g x its inputs'; `origins --oracle` lists all)\n",
+      kBornJump);
+  print_oracle_origins(j["oracle_origins"], 3);
+}
+
+void print_nondeterminism_and_tolerance(const nlohmann::json& j) {
   for (const auto& n : j["nondeterministic"])
     std::printf("\nnondeterministic: %s on %s: outputs over %d repetitions: %s\n",
                 n["platform"].get<std::string>().c_str(), n["case"].get<std::string>().c_str(),
@@ -158,6 +169,9 @@ void print_text_report(const StudyData& study, const nlohmann::json& j,
                 t["model"].get<std::string>().c_str(), t["output"].get<std::string>().c_str(),
                 t["reference"].get<std::string>().c_str(), t["atol"].get<double>(),
                 t["rtol"].get<double>(), static_cast<unsigned long long>(t["ulp"].get<uint64_t>()));
+}
+
+void print_hosts(const nlohmann::json& j) {
   std::printf("\nHosts\n");
   for (const auto& h : j["hosts"])
     std::printf(
@@ -168,59 +182,77 @@ void print_text_report(const StudyData& study, const nlohmann::json& j,
   for (const auto& fc : j["flag_clusters"])
     std::printf("  flag cluster %s on %zu host(s), aligned with EQCs in %zu case(s)\n",
                 fc["flags"].dump().c_str(), fc["hosts"].size(), fc["aligned_with_eqcs"].size());
-  for (size_t i = 0; i < columns.size(); ++i) {
-    const auto& c = j["cases"][i];
-    if (!c.contains("layers")) continue;
-    std::printf("\nLayers of [%zu] %s (S = an EQC splits here, M = classes merge)\n", i + 1,
-                columns[i].c_str());
-    std::printf("  %4s %-16s %-28s %18s %9s  %s\n", "#", "op", "node", "", "max error",
-                "(platform with it, against the oracle)");
-    for (const auto& r : c["layers"]) {
-      const int rp = r["remaining_precision"].get<int>();
-      std::string worst_platform;
-      double worst = -1;
-      const nlohmann::json errors = r.value("oracle_errors", nlohmann::json::object());
-      for (const auto& [platform, e] : errors.items()) {
-        const double v = e.is_number() ? e.get<double>() : HUGE_VAL;
-        if (v > worst) worst = v, worst_platform = platform;
-      }
-      std::printf(
-          "  %4lld %-16s %-28.28s %3zu EQC  RP %3s %-2s %9s  %s\n",
-          static_cast<long long>(r["node_index"].get<int64_t>()),
-          r["op_type"].get<std::string>().c_str(), r["node"].get<std::string>().c_str(),
-          r["eqc_count"].get<size_t>(), rp < 0 ? "-" : std::to_string(rp).c_str(),
-          (std::string(r["split"].get<bool>() ? "S" : "") + (r["merge"].get<bool>() ? "M" : ""))
-              .c_str(),
-          worst < 0 ? "-" : error_text(worst).c_str(), worst_platform.c_str());
-      // What platforms said they did here (algorithm, fallback), e.g. cuda's chosen algorithm.
-      const nlohmann::json notes = r.value("notes", nlohmann::json::object());
-      for (const auto& [platform, note] : notes.items())
-        std::printf("         %s: %s\n", platform.c_str(), note.get<std::string>().c_str());
-    }
-    const nlohmann::json hidden = c.value("hidden_data_movement", nlohmann::json::object());
-    if (!hidden.empty()) {
-      std::string list;
-      int64_t total = 0;
-      for (const auto& [op, n] : hidden.items()) {
-        list += (list.empty() ? "" : ", ") + op + " x" + std::to_string(n.get<int64_t>());
-        total += n.get<int64_t>();
-      }
-      std::printf("  (%lld data-movement node(s) hidden: %s; --all-nodes shows them)\n",
-                  static_cast<long long>(total), list.c_str());
-    }
+}
+
+void print_layer_row(const nlohmann::json& r) {
+  const int rp = r["remaining_precision"].get<int>();
+  std::string worst_platform;
+  double worst = -1;
+  const nlohmann::json errors = r.value("oracle_errors", nlohmann::json::object());
+  for (const auto& [platform, e] : errors.items()) {
+    const double v = e.is_number() ? e.get<double>() : HUGE_VAL;
+    if (v > worst) worst = v, worst_platform = platform;
   }
-  if (j.contains("attribution")) {
-    const auto& a = j["attribution"];
-    std::printf(
-        "\nCauses of the EQC splits, from the platforms' knobs (%lld split(s); `infergap "
-        "attribute` lists them and asks explain between libraries)\n",
-        static_cast<long long>(a["split_count"].get<int64_t>()));
-    for (const auto& [cause, n] : a["per_cause"].items())
-      std::printf("  %-20s %lld\n", cause.c_str(), static_cast<long long>(n.get<int64_t>()));
-    if (a["unexplained"].get<int64_t>() > 0)
-      std::printf("  %-20s %lld\n", "(no cause)",
-                  static_cast<long long>(a["unexplained"].get<int64_t>()));
+  std::printf("  %4lld %-16s %-28.28s %3zu EQC  RP %3s %-2s %9s  %s\n",
+              static_cast<long long>(r["node_index"].get<int64_t>()),
+              r["op_type"].get<std::string>().c_str(), r["node"].get<std::string>().c_str(),
+              r["eqc_count"].get<size_t>(), rp < 0 ? "-" : std::to_string(rp).c_str(),
+              (std::string(r["split"].get<bool>() ? "S" : "") + (r["merge"].get<bool>() ? "M" : ""))
+                  .c_str(),
+              worst < 0 ? "-" : error_text(worst).c_str(), worst_platform.c_str());
+  // What platforms said they did here (algorithm, fallback), e.g. cuda's chosen algorithm.
+  const nlohmann::json notes = r.value("notes", nlohmann::json::object());
+  for (const auto& [platform, note] : notes.items())
+    std::printf("         %s: %s\n", platform.c_str(), note.get<std::string>().c_str());
+}
+
+// Case `index` (from 0) layer by layer, when the study captured its layers.
+void print_case_layers(const nlohmann::json& c, size_t index, const std::string& column) {
+  if (!c.contains("layers")) return;
+  std::printf("\nLayers of [%zu] %s (S = an EQC splits here, M = classes merge)\n", index + 1,
+              column.c_str());
+  std::printf("  %4s %-16s %-28s %18s %9s  %s\n", "#", "op", "node", "", "max error",
+              "(platform with it, against the oracle)");
+  for (const auto& r : c["layers"]) print_layer_row(r);
+  const nlohmann::json hidden = c.value("hidden_data_movement", nlohmann::json::object());
+  if (!hidden.empty()) {
+    std::string list;
+    int64_t total = 0;
+    for (const auto& [op, n] : hidden.items()) {
+      list += (list.empty() ? "" : ", ") + op + " x" + std::to_string(n.get<int64_t>());
+      total += n.get<int64_t>();
+    }
+    std::printf("  (%lld data-movement node(s) hidden: %s; --all-nodes shows them)\n",
+                static_cast<long long>(total), list.c_str());
   }
+}
+
+void print_attribution(const nlohmann::json& a) {
+  std::printf(
+      "\nCauses of the EQC splits, from the platforms' knobs (%lld split(s); `infergap "
+      "attribute` lists them and asks explain between libraries)\n",
+      static_cast<long long>(a["split_count"].get<int64_t>()));
+  for (const auto& [cause, n] : a["per_cause"].items())
+    std::printf("  %-20s %lld\n", cause.c_str(), static_cast<long long>(n.get<int64_t>()));
+  if (a["unexplained"].get<int64_t>() > 0)
+    std::printf("  %-20s %lld\n", "(no cause)",
+                static_cast<long long>(a["unexplained"].get<int64_t>()));
+}
+
+}  // namespace
+
+void print_text_report(const StudyData& study, const nlohmann::json& j,
+                       const std::vector<std::string>& columns) {
+  const auto labels = study.labels();
+  const int pw = static_cast<int>(width_of(labels, 8));
+  print_cases(j, columns);
+  print_eqc_matrix(j, labels, pw, columns.size());
+  print_rp_matrix(j, labels, pw);
+  if (!j["oracle_ranking"].empty()) print_oracle_sections(j, pw);
+  print_nondeterminism_and_tolerance(j);
+  print_hosts(j);
+  for (size_t i = 0; i < columns.size(); ++i) print_case_layers(j["cases"][i], i, columns[i]);
+  if (j.contains("attribution")) print_attribution(j["attribution"]);
 }
 
 std::string error_text(double e) {
