@@ -24,15 +24,7 @@ std::string counts_text(const json& by_op) {
   return s.empty() ? "-" : s;
 }
 
-}  // namespace
-
-void print_campaign_tables(const json& a) {
-  const json& platforms = a["platforms"];
-  const int pw = width(platforms, 10);
-  std::printf("\nCampaign: %lld variants x %zu platforms, oracle %s\n",
-              static_cast<long long>(a["variants"].get<int64_t>()), platforms.size(),
-              a["oracle"].get<std::string>().c_str());
-
+void print_support(const json& a, const json& platforms, int pw) {
   std::printf("\nOperator support (variants run / refused; %% of op types supported everywhere)\n");
   std::printf("%-*s %6s", pw, "platform", "%");
   for (const auto& row : a["support"]["ops"])
@@ -56,7 +48,9 @@ void print_campaign_tables(const json& a) {
       for (const auto& r : c["reasons"])
         std::printf("  %s on %s: %s\n", row["op"].get<std::string>().c_str(), p.c_str(),
                     r.get<std::string>().c_str());
+}
 
+void print_failures(const json& a, const json& platforms, int pw) {
   std::printf("\nFailure taxonomy (runs by verdict)\n%-*s", pw, "platform");
   const char* verdicts[] = {"ok",      "unsupported", "load-error", "crash",
                             "timeout", "nan-inf",     "error"};
@@ -69,7 +63,9 @@ void print_campaign_tables(const json& a) {
                   static_cast<long long>(a["failures"][p.get<std::string>()][v].get<int64_t>()));
     std::printf("\n");
   }
+}
 
+void print_discrepancy(const json& a, int pw) {
   std::printf(
       "\nDiscrepancy against the oracle (rtol %g, atol %g), by op at the divergence origin\n",
       a["tolerance"]["rtol"].get<double>(), a["tolerance"]["atol"].get<double>());
@@ -79,7 +75,9 @@ void print_campaign_tables(const json& a) {
                 static_cast<long long>(d["compared"].get<int64_t>()),
                 static_cast<long long>(d["discrepant"].get<int64_t>()),
                 100 * d["rate"].get<double>(), counts_text(d["by_origin_op"]).c_str());
+}
 
+void print_compiled_vs_eager(const json& a) {
   std::printf("\nCompiled vs eager (outputs bitwise different between modes)\n");
   if (a["compiled_vs_eager"].empty())
     std::printf("  (no platform pair differing only in a mode knob)\n");
@@ -90,7 +88,9 @@ void print_campaign_tables(const json& a) {
                 static_cast<long long>(c["differ"].get<int64_t>()),
                 static_cast<long long>(c["variants"].get<int64_t>()),
                 100 * c["share"].get<double>(), counts_text(c["origin_ops"]).c_str());
+}
 
+void print_exceptional(const json& a) {
   std::printf("\nExceptional values (behaviour by op and injected value)\n");
   if (a["exceptional"].empty()) std::printf("  (no variant with injected values)\n");
   for (const auto& e : a["exceptional"]) {
@@ -105,6 +105,21 @@ void print_campaign_tables(const json& a) {
     }
     std::printf("\n");
   }
+}
+
+}  // namespace
+
+void print_campaign_tables(const json& a) {
+  const json& platforms = a["platforms"];
+  const int pw = width(platforms, 10);
+  std::printf("\nCampaign: %lld variants x %zu platforms, oracle %s\n",
+              static_cast<long long>(a["variants"].get<int64_t>()), platforms.size(),
+              a["oracle"].get<std::string>().c_str());
+  print_support(a, platforms, pw);
+  print_failures(a, platforms, pw);
+  print_discrepancy(a, pw);
+  print_compiled_vs_eager(a);
+  print_exceptional(a);
 }
 
 }  // namespace ig::cli

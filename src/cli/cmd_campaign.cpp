@@ -59,115 +59,133 @@ nlohmann::json campaign_outcome_json(const std::string& store, const std::string
   return j;
 }
 
-}  // namespace
+struct CampaignArgs {
+  std::vector<std::string> models, platforms, presets, shapes, dims;
+  std::string store = "infergap-campaign.db", shard = "0/1", oracle = "default";
+  std::string layers = "outputs";
+  std::string host_tag;
+  int jobs = 0;
+  uint64_t seed = 0;
+  CampaignAnalysisOptions analysis;
+  PlanArgs plan;
+  bool json = false, no_report = false;
+};
 
-void add_campaign_command(CLI::App& app, int& exit_code) {
-  struct Args {
-    std::vector<std::string> models, platforms, presets, shapes, dims;
-    std::string store = "infergap-campaign.db", shard = "0/1", oracle = "default";
-    std::string layers = "outputs";
-    std::string host_tag;
-    int jobs = 0;
-    uint64_t seed = 0;
-    CampaignAnalysisOptions analysis;
-    PlanArgs plan;
-    bool json = false, no_report = false;
-  };
-  auto a = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand(
-      "campaign", "Run many variants on many platforms: support, failures, discrepancies");
-  cmd->add_option("--models", a->models, "Variant folders (every .onnx below) or files")
-      ->required();
-  cmd->add_option("-p,--platform", a->platforms, "Platform spec (repeatable)");
-  cmd->add_option("--preset", a->presets, "Platforms of a preset that this host can run");
-  cmd->add_option("--store", a->store,
+void add_campaign_options(CLI::App* cmd, CampaignArgs& a) {
+  cmd->add_option("--models", a.models, "Variant folders (every .onnx below) or files")->required();
+  cmd->add_option("-p,--platform", a.platforms, "Platform spec (repeatable)");
+  cmd->add_option("--preset", a.presets, "Platforms of a preset that this host can run");
+  cmd->add_option("--store", a.store,
                   "Campaign store (SQLite; resumes), or postgresql://user@host/db (a fleet's)")
       ->capture_default_str();
-  add_plan_options(cmd, &a->plan);
-  cmd->add_option("--shard", a->shard,
+  add_plan_options(cmd, &a.plan);
+  cmd->add_option("--shard", a.shard,
                   "I/N: run only variants whose content hash is I modulo N (job arrays)")
       ->capture_default_str();
-  cmd->add_option("--jobs", a->jobs, "Runs in flight at once (default: one per core)");
-  cmd->add_option("--oracle", a->oracle, "Oracle platform ('default': ref fp64, 'none')")
+  cmd->add_option("--jobs", a.jobs, "Runs in flight at once (default: one per core)");
+  cmd->add_option("--oracle", a.oracle, "Oracle platform ('default': ref fp64, 'none')")
       ->capture_default_str();
-  cmd->add_option("--seed", a->seed, "Seed for inputs a variant does not carry")
+  cmd->add_option("--seed", a.seed, "Seed for inputs a variant does not carry")
       ->capture_default_str();
-  cmd->add_option("--host-tag", a->host_tag,
+  cmd->add_option("--host-tag", a.host_tag,
                   "Added to the host fingerprint, to tell apart identical machines");
-  add_sizing_options(cmd, &a->shapes, &a->dims);
-  cmd->add_option("--layers", a->layers,
+  add_sizing_options(cmd, &a.shapes, &a.dims);
+  cmd->add_option("--layers", a.layers,
                   "outputs: graph outputs, then every layer only for runs whose divergence "
                   "must be located; all: every layer of every run")
       ->check(CLI::IsMember({"all", "outputs"}))
       ->capture_default_str();
-  cmd->add_option("--rtol", a->analysis.rtol, "Relative tolerance against the oracle")
+  cmd->add_option("--rtol", a.analysis.rtol, "Relative tolerance against the oracle")
       ->capture_default_str();
-  cmd->add_option("--atol", a->analysis.atol, "Absolute tolerance against the oracle")
+  cmd->add_option("--atol", a.analysis.atol, "Absolute tolerance against the oracle")
       ->capture_default_str();
-  cmd->add_flag("--json", a->json, "Print counts and the analysis as JSON");
-  cmd->add_flag("--no-report", a->no_report,
+  cmd->add_flag("--json", a.json, "Print counts and the analysis as JSON");
+  cmd->add_flag("--no-report", a.no_report,
                 "Do not write the HTML report (default: report.html next to the store)");
+}
+
+// What --plan checks before registering: every job would fail without a variant.
+Status variants_found(const std::vector<std::string>& models) {
+  IG_ASSIGN_OR_RETURN(auto all, campaign_models(models, 0, 1));
+  if (all.empty()) return not_found("--models: no .onnx file found");
+  return Status::Ok();
+}
+
+StudyOptions study_options(const CampaignArgs& a, std::vector<std::string> models) {
+  StudyOptions opt;
+  opt.models = std::move(models);
+  opt.platforms = a.platforms;
+  opt.oracle = a.oracle == "default" ? default_oracle() : a.oracle == "none" ? "" : a.oracle;
+  opt.seed = a.seed;
+  opt.host_tag = a.host_tag;
+  opt.shapes = a.shapes;
+  opt.dims = a.dims;
+  opt.all_layers = a.layers == "all";
+  opt.jobs =
+      a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  opt.model_inputs = variant_input_specs;
+  return opt;
+}
+
+// The campaign's steps with a progress bar on stderr: one for the runs, one for the layer reruns.
+Expected<CampaignOutcome> run_with_progress(Store& store, const CampaignPlan& plan) {
+  std::unique_ptr<ProgressBar> bar = std::make_unique<ProgressBar>("campaign");
+  bool in_layers = false;
+  CampaignHooks hooks;
+  hooks.progress = [&](const CampaignProgress& p) {
+    if (p.layers && !in_layers) {
+      bar->finish();
+      bar = std::make_unique<ProgressBar>("layers");
+      in_layers = true;
+    }
+    bar->update(p.done, p.total, p.executed, p.current);
+  };
+  hooks.note = [](const std::string& line) {
+    std::fprintf(stderr, "infergap campaign: %s\n", line.c_str());
+  };
+  auto outcome = run_campaign_steps(store, plan, hooks);
+  bar->finish();
+  return outcome;
+}
+
+Status run_campaign(const CampaignArgs& a) {
+  int shard = 0, shards = 1;
+  if (std::sscanf(a.shard.c_str(), "%d/%d", &shard, &shards) != 2)
+    return invalid_argument("--shard '{}': expected I/N", a.shard);
+  IG_ASSIGN_OR_RETURN(const std::vector<std::string> models,
+                      campaign_models(a.models, shard, shards));
+  IG_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store, Store::open(a.store));
+  const CampaignPlan plan{study_options(a, models), a.store, a.presets, a.analysis, !a.no_report};
+  IG_ASSIGN_OR_RETURN(const CampaignOutcome outcome, run_with_progress(*store, plan));
+  const nlohmann::json j = campaign_outcome_json(a.store, a.shard, models.size(), outcome);
+  if (a.json) {
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf(
+        "%s: %zu variants, %lld runs executed, %lld already stored, %lld rerun with "
+        "every layer\n",
+        redact_url(a.store).c_str(), models.size(), static_cast<long long>(outcome.runs.executed),
+        static_cast<long long>(outcome.runs.skipped),
+        static_cast<long long>(outcome.layers.traced));
+    print_campaign_tables(outcome.analysis);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void add_campaign_command(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<CampaignArgs>();
+  auto* cmd = app.add_subcommand(
+      "campaign", "Run many variants on many platforms: support, failures, discrepancies");
+  add_campaign_options(cmd, *a);
   cmd->callback([a, &exit_code] {
-    auto fail = [&](const Status& st) {
+    if (register_fleet_plan("campaign", a->store, a->plan, a->json, exit_code,
+                            [&] { return variants_found(a->models); }))
+      return;
+    if (Status st = run_campaign(*a); !st.ok()) {
       std::fprintf(stderr, "infergap campaign: %s\n", st.message().c_str());
       exit_code = exit_code_for(st);
-    };
-    auto variants_found = [&]() -> Status {
-      IG_ASSIGN_OR_RETURN(auto all, campaign_models(a->models, 0, 1));
-      if (all.empty()) return not_found("--models: no .onnx file found");
-      return Status::Ok();
-    };
-    if (register_fleet_plan("campaign", a->store, a->plan, a->json, exit_code, variants_found))
-      return;
-    int shard = 0, shards = 1;
-    if (std::sscanf(a->shard.c_str(), "%d/%d", &shard, &shards) != 2)
-      return fail(invalid_argument("--shard '{}': expected I/N", a->shard));
-    auto models = campaign_models(a->models, shard, shards);
-    if (!models.ok()) return fail(models.status());
-    auto store = Store::open(a->store);
-    if (!store.ok()) return fail(store.status());
-    CampaignPlan plan{{}, a->store, a->presets, a->analysis, !a->no_report};
-    StudyOptions& opt = plan.study;
-    opt.models = *models;
-    opt.platforms = a->platforms;
-    opt.oracle = a->oracle == "default" ? default_oracle() : a->oracle == "none" ? "" : a->oracle;
-    opt.seed = a->seed;
-    opt.host_tag = a->host_tag;
-    opt.shapes = a->shapes;
-    opt.dims = a->dims;
-    opt.all_layers = a->layers == "all";
-    opt.jobs =
-        a->jobs > 0 ? a->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    opt.model_inputs = variant_input_specs;
-    std::unique_ptr<ProgressBar> bar = std::make_unique<ProgressBar>("campaign");
-    bool in_layers = false;
-    CampaignHooks hooks;
-    hooks.progress = [&](const CampaignProgress& p) {
-      if (p.layers && !in_layers) {
-        bar->finish();
-        bar = std::make_unique<ProgressBar>("layers");
-        in_layers = true;
-      }
-      bar->update(p.done, p.total, p.executed, p.current);
-    };
-    hooks.note = [](const std::string& line) {
-      std::fprintf(stderr, "infergap campaign: %s\n", line.c_str());
-    };
-    auto outcome = run_campaign_steps(**store, plan, hooks);
-    bar->finish();
-    if (!outcome.ok()) return fail(outcome.status());
-    const nlohmann::json j = campaign_outcome_json(a->store, a->shard, models->size(), *outcome);
-    if (a->json) {
-      std::printf("%s\n", j.dump(2).c_str());
-    } else {
-      std::printf(
-          "%s: %zu variants, %lld runs executed, %lld already stored, %lld rerun with "
-          "every layer\n",
-          redact_url(a->store).c_str(), models->size(),
-          static_cast<long long>(outcome->runs.executed),
-          static_cast<long long>(outcome->runs.skipped),
-          static_cast<long long>(outcome->layers.traced));
-      print_campaign_tables(outcome->analysis);
     }
   });
 }
