@@ -143,88 +143,113 @@ void print_text(const nlohmann::json& j) {
   }
 }
 
+struct InspectArgs {
+  std::string model;
+  std::vector<std::string> platforms;
+  double timeout = 120;
+  bool json = false;
+};
+
+void add_inspect_options(CLI::App* cmd, InspectArgs& a) {
+  cmd->add_option("model", a.model, "ONNX model file")->required();
+  cmd->add_option("-p,--platform", a.platforms,
+                  "Platforms to ask (repeatable; default: one per backend, its defaults)");
+  cmd->add_option("--timeout", a.timeout, "Seconds each platform's check may take")
+      ->capture_default_str();
+  cmd->add_flag("--json", a.json, "Print the inspection as JSON");
+}
+
+// Runtime inputs with their open dims (index and symbol), for the user to size.
+nlohmann::json inputs_json(const Graph& graph) {
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const ValueInfo* in : graph.runtime_inputs()) {
+    nlohmann::json v = value_json(*in);
+    v["open_dims"] = nlohmann::json::array();
+    for (size_t i = 0; in->has_shape && i < in->dims.size(); ++i)
+      if (in->dims[i].value < 0)
+        v["open_dims"].push_back({{"index", i}, {"symbol", in->dims[i].symbol}});
+    inputs.push_back(v);
+  }
+  return inputs;
+}
+
+nlohmann::json ops_json(const Graph& graph) {
+  std::map<std::pair<std::string, std::string>, int64_t> counts;
+  count_ops(graph, counts);
+  std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> sorted(counts.begin(),
+                                                                              counts.end());
+  // Most frequent first; ties by name, so the listing is stable.
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& [key, n] : sorted)
+    ops.push_back({{"op_type", key.second}, {"domain", domain_name(key.first)}, {"count", n}});
+  return ops;
+}
+
+// What the model asks for, without the platforms' answers ("support").
+nlohmann::json model_json(const std::string& path, const Model& model) {
+  nlohmann::json j{{"model", path},
+                   {"ir_version", model.ir_version},
+                   {"producer", model.producer_name},
+                   {"nodes", model.graph.nodes.size()},
+                   {"opsets", nlohmann::json::object()}};
+  for (const auto& [domain, version] : model.opsets) j["opsets"][domain_name(domain)] = version;
+  const Status opsets = check_ref_opsets(model);
+  j["opset_problem"] = opsets.ok() ? nlohmann::json(nullptr) : nlohmann::json(opsets.message());
+  j["inputs"] = inputs_json(model.graph);
+  j["outputs"] = nlohmann::json::array();
+  for (const auto& out : model.graph.outputs) j["outputs"].push_back(value_json(out));
+  j["ops"] = ops_json(model.graph);
+  return j;
+}
+
+// The platforms given, else one per backend family of the worker's catalog.
+Expected<std::vector<std::string>> specs_to_check(const WorkerPool& pool, const InspectArgs& a) {
+  if (!a.platforms.empty()) return a.platforms;
+  IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(pool.worker_executable()));
+  return family_specs(catalog);
+}
+
+Status run_inspect(const InspectArgs& a) {
+  IG_ASSIGN_OR_RETURN(const Model model, load_model(a.model));
+  WorkerPool pool(WorkerPoolOptions{});
+  IG_ASSIGN_OR_RETURN(const std::vector<std::string> specs, specs_to_check(pool, a));
+  nlohmann::json j = model_json(a.model, model);
+  j["support"] = nlohmann::json::array();
+  for (const auto& spec : specs) {
+    // A spec no worker can build (unknown backend or option) is a usage error, as in `run`.
+    Status st = pool.start(spec);
+    if (st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kNotFound) return st;
+  }
+  for (const auto& s : check_support(pool, a.model, specs, a.timeout)) {
+    j["support"].push_back({{"spec", s.spec},
+                            {"available", s.available},
+                            {"verdict", verdict_name(s.verdict)},
+                            {"reason", s.reason},
+                            {"unsupported_ops", refused_ops(s.rejections)}});
+  }
+  if (a.json) {
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  } else {
+    print_text(j);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void add_inspect_command(CLI::App& app, int& exit_code) {
-  struct Args {
-    std::string model;
-    std::vector<std::string> platforms;
-    double timeout = 120;
-    bool json = false;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<InspectArgs>();
   auto* cmd = app.add_subcommand(
       "inspect",
       "Show a model's inputs, outputs, opsets and operators, and what each platform "
       "cannot run (without running it)");
-  cmd->add_option("model", args->model, "ONNX model file")->required();
-  cmd->add_option("-p,--platform", args->platforms,
-                  "Platforms to ask (repeatable; default: one per backend, its defaults)");
-  cmd->add_option("--timeout", args->timeout, "Seconds each platform's check may take")
-      ->capture_default_str();
-  cmd->add_flag("--json", args->json, "Print the inspection as JSON");
+  add_inspect_options(cmd, *args);
   cmd->callback([args, &exit_code] {
-    auto fail = [&](const Status& st) {
+    if (Status st = run_inspect(*args); !st.ok()) {
       std::fprintf(stderr, "infergap inspect: %s\n", st.message().c_str());
       exit_code = kExitBadInput;
-    };
-    auto model = load_model(args->model);
-    if (!model.ok()) return fail(model.status());
-    WorkerPool pool(WorkerPoolOptions{});
-    std::vector<std::string> specs = args->platforms;
-    if (specs.empty()) {
-      auto catalog = read_catalog(pool.worker_executable());
-      if (!catalog.ok()) return fail(catalog.status());
-      specs = family_specs(*catalog);
-    }
-    nlohmann::json j{{"model", args->model},
-                     {"ir_version", model->ir_version},
-                     {"producer", model->producer_name},
-                     {"nodes", model->graph.nodes.size()},
-                     {"opsets", nlohmann::json::object()}};
-    for (const auto& [domain, version] : model->opsets) j["opsets"][domain_name(domain)] = version;
-    const Status opsets = check_ref_opsets(*model);
-    j["opset_problem"] = opsets.ok() ? nlohmann::json(nullptr) : nlohmann::json(opsets.message());
-    j["inputs"] = nlohmann::json::array();
-    for (const ValueInfo* in : model->graph.runtime_inputs()) {
-      nlohmann::json v = value_json(*in);
-      v["open_dims"] = nlohmann::json::array();
-      for (size_t i = 0; in->has_shape && i < in->dims.size(); ++i)
-        if (in->dims[i].value < 0)
-          v["open_dims"].push_back({{"index", i}, {"symbol", in->dims[i].symbol}});
-      j["inputs"].push_back(v);
-    }
-    j["outputs"] = nlohmann::json::array();
-    for (const auto& out : model->graph.outputs) j["outputs"].push_back(value_json(out));
-    std::map<std::pair<std::string, std::string>, int64_t> counts;
-    count_ops(model->graph, counts);
-    std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> sorted(counts.begin(),
-                                                                                counts.end());
-    // Most frequent first; ties by name, so the listing is stable.
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const auto& a, const auto& b) { return a.second > b.second; });
-    j["ops"] = nlohmann::json::array();
-    for (const auto& [key, n] : sorted)
-      j["ops"].push_back(
-          {{"op_type", key.second}, {"domain", domain_name(key.first)}, {"count", n}});
-    j["support"] = nlohmann::json::array();
-    for (const auto& spec : specs) {
-      // A spec no worker can build (unknown backend or option) is a usage error, as in `run`.
-      Status st = pool.start(spec);
-      if (st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kNotFound)
-        return fail(st);
-    }
-    for (const auto& s : check_support(pool, args->model, specs, args->timeout)) {
-      j["support"].push_back({{"spec", s.spec},
-                              {"available", s.available},
-                              {"verdict", verdict_name(s.verdict)},
-                              {"reason", s.reason},
-                              {"unsupported_ops", refused_ops(s.rejections)}});
-    }
-    if (args->json) {
-      std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-    } else {
-      print_text(j);
     }
   });
 }

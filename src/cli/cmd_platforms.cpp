@@ -9,90 +9,114 @@
 
 namespace ig::cli {
 
-void add_platforms_command(CLI::App& app, int& exit_code) {
-  struct Args {
-    std::vector<std::string> presets;
-    std::vector<std::string> platforms;
-    bool refresh = false;
-    bool json = false;
-    double timeout = 60;
+namespace {
+
+struct PlatformsArgs {
+  std::vector<std::string> presets;
+  std::vector<std::string> platforms;
+  bool refresh = false;
+  bool json = false;
+  double timeout = 60;
+};
+
+void add_platforms_options(CLI::App* cmd, PlatformsArgs& a) {
+  cmd->add_option("--preset", a.presets,
+                  "Only this preset's platforms: all (default), a backend name, cpu-sweep, ...");
+  cmd->add_option("-p,--platform", a.platforms, "Probe these specs too (repeatable)");
+  cmd->add_flag("--refresh", a.refresh, "Probe again instead of using cached results");
+  cmd->add_option("--timeout", a.timeout, "Seconds a probe may take")->capture_default_str();
+  cmd->add_flag("--json", a.json, "Print results as JSON");
+}
+
+// The presets' platforms, then those given with -p, each once; with neither, preset `all`.
+Expected<std::vector<std::string>> specs_to_probe(const Catalog& catalog, const PlatformsArgs& a) {
+  std::vector<std::string> specs;
+  auto add = [&](const std::string& s) {
+    if (std::find(specs.begin(), specs.end(), s) == specs.end()) specs.push_back(s);
   };
-  auto args = std::make_shared<Args>();
+  std::vector<std::string> presets = a.presets;
+  if (presets.empty() && a.platforms.empty()) presets.push_back("all");
+  for (const auto& p : presets) {
+    IG_ASSIGN_OR_RETURN(const std::vector<std::string> list, preset_specs(catalog, p));
+    for (const auto& s : list) add(s);
+  }
+  for (const auto& s : a.platforms) add(s);
+  return specs;
+}
+
+ProbeOptions probe_options(const PlatformsArgs& a) {
+  ProbeOptions options;
+  options.refresh = a.refresh;
+  options.timeout_seconds = a.timeout;
+  if (::isatty(2)) {
+    options.progress = [](size_t done, size_t total, const std::string& spec) {
+      std::fprintf(stderr, "\rprobing %zu/%zu %-50s", done, total, spec.c_str());
+      if (done == total) std::fprintf(stderr, "\r%80s\r", "");
+    };
+  }
+  return options;
+}
+
+nlohmann::json platforms_json(const Catalog& catalog, const std::vector<PlatformStatus>& results) {
+  nlohmann::json j;
+  j["host"] = host_fingerprint();
+  j["presets"] = catalog.presets();
+  j["platforms"] = nlohmann::json::array();
+  for (const auto& r : results) {
+    nlohmann::json e{{"spec", r.spec},
+                     {"backend", r.backend},
+                     {"available", r.available},
+                     {"reason", r.reason},
+                     {"verdict", verdict_name(r.verdict)},
+                     {"probe_seconds", r.seconds},
+                     {"cached", r.cached},
+                     {"presets", nlohmann::json::array()}};
+    for (const auto& c : catalog.candidates) {
+      if (c.spec != r.spec) continue;
+      e["presets"] = c.presets;
+      e["note"] = c.note;
+    }
+    j["platforms"].push_back(e);
+  }
+  return j;
+}
+
+void print_platforms(const std::vector<PlatformStatus>& results, const std::string& host) {
+  size_t available = 0;
+  for (const auto& r : results) available += r.available;
+  std::printf("%zu of %zu platforms available on this host (%s)\n", available, results.size(),
+              host.c_str());
+  for (const auto& r : results) {
+    std::printf(
+        "  %-44s %-4s %s\n", r.spec.c_str(), r.available ? "yes" : "no",
+        r.available ? "" : (std::string(verdict_name(r.verdict)) + ": " + r.reason).c_str());
+  }
+}
+
+Status run_platforms(const PlatformsArgs& a) {
+  WorkerPool pool(WorkerPoolOptions{});
+  IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(pool.worker_executable()));
+  IG_ASSIGN_OR_RETURN(const std::vector<std::string> specs, specs_to_probe(catalog, a));
+  const auto results = probe_platforms(pool, specs, probe_options(a));
+  const nlohmann::json j = platforms_json(catalog, results);
+  if (a.json)
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  else
+    print_platforms(results, j["host"].get<std::string>());
+  return Status::Ok();
+}
+
+}  // namespace
+
+void add_platforms_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<PlatformsArgs>();
   auto* cmd = app.add_subcommand(
       "platforms", "List known platforms and whether each runs on this host (probed, cached)");
-  cmd->add_option("--preset", args->presets,
-                  "Only this preset's platforms: all (default), a backend name, cpu-sweep, ...");
-  cmd->add_option("-p,--platform", args->platforms, "Probe these specs too (repeatable)");
-  cmd->add_flag("--refresh", args->refresh, "Probe again instead of using cached results");
-  cmd->add_option("--timeout", args->timeout, "Seconds a probe may take")->capture_default_str();
-  cmd->add_flag("--json", args->json, "Print results as JSON");
+  add_platforms_options(cmd, *args);
   cmd->callback([args, &exit_code] {
-    WorkerPool pool(WorkerPoolOptions{});
-    auto catalog = read_catalog(pool.worker_executable());
-    if (!catalog.ok()) {
-      std::fprintf(stderr, "infergap platforms: %s\n", catalog.status().message().c_str());
+    if (Status st = run_platforms(*args); !st.ok()) {
+      std::fprintf(stderr, "infergap platforms: %s\n", st.message().c_str());
       exit_code = kExitBadInput;
-      return;
-    }
-    std::vector<std::string> specs;
-    auto add = [&](const std::string& s) {
-      if (std::find(specs.begin(), specs.end(), s) == specs.end()) specs.push_back(s);
-    };
-    if (args->presets.empty() && args->platforms.empty()) args->presets.push_back("all");
-    for (const auto& p : args->presets) {
-      auto list = preset_specs(*catalog, p);
-      if (!list.ok()) {
-        std::fprintf(stderr, "infergap platforms: %s\n", list.status().message().c_str());
-        exit_code = kExitBadInput;
-        return;
-      }
-      for (const auto& s : *list) add(s);
-    }
-    for (const auto& s : args->platforms) add(s);
-
-    ProbeOptions options;
-    options.refresh = args->refresh;
-    options.timeout_seconds = args->timeout;
-    if (::isatty(2)) {
-      options.progress = [](size_t done, size_t total, const std::string& spec) {
-        std::fprintf(stderr, "\rprobing %zu/%zu %-50s", done, total, spec.c_str());
-        if (done == total) std::fprintf(stderr, "\r%80s\r", "");
-      };
-    }
-    const auto results = probe_platforms(pool, specs, options);
-
-    nlohmann::json j;
-    j["host"] = host_fingerprint();
-    j["presets"] = catalog->presets();
-    j["platforms"] = nlohmann::json::array();
-    size_t available = 0;
-    for (const auto& r : results) {
-      available += r.available;
-      nlohmann::json e{{"spec", r.spec},
-                       {"backend", r.backend},
-                       {"available", r.available},
-                       {"reason", r.reason},
-                       {"verdict", verdict_name(r.verdict)},
-                       {"probe_seconds", r.seconds},
-                       {"cached", r.cached},
-                       {"presets", nlohmann::json::array()}};
-      for (const auto& c : catalog->candidates) {
-        if (c.spec != r.spec) continue;
-        e["presets"] = c.presets;
-        e["note"] = c.note;
-      }
-      j["platforms"].push_back(e);
-    }
-    if (args->json) {
-      std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-      return;
-    }
-    std::printf("%zu of %zu platforms available on this host (%s)\n", available, results.size(),
-                j["host"].get<std::string>().c_str());
-    for (const auto& r : results) {
-      std::printf(
-          "  %-44s %-4s %s\n", r.spec.c_str(), r.available ? "yes" : "no",
-          r.available ? "" : (std::string(verdict_name(r.verdict)) + ": " + r.reason).c_str());
     }
   });
 }

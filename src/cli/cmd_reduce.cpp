@@ -44,54 +44,45 @@ std::string file_name_of(const std::string& value) {
 
 std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
 
-// Exit code: 0 reduced, 1 the platforms agree (nothing written), 2 bad input.
-int run_reduce(const ReduceArgs& a) {
-  auto fail = [](const Status& st) {
-    std::fprintf(stderr, "infergap reduce: %s\n", st.message().c_str());
-    return kExitBadInput;
-  };
+// Everything but the model's inputs and the folders: the platforms, criterion and limits.
+Expected<ReduceOptions> reduce_options(const ReduceArgs& a) {
   if (a.platforms.size() != 2) {
-    return fail(
-        invalid_argument("give exactly two platforms (-p A -p B), got {}", a.platforms.size()));
+    return invalid_argument("give exactly two platforms (-p A -p B), got {}", a.platforms.size());
   }
   ReduceOptions o;
-  auto criterion = parse_reduce_criterion(a.criterion);
-  if (!criterion.ok()) return fail(criterion.status());
-  o.criterion = *criterion;
+  IG_ASSIGN_OR_RETURN(o.criterion, parse_reduce_criterion(a.criterion));
   o.rtol = a.rtol;
   o.atol = a.atol;
   o.input_budget = a.input_budget;
   std::vector<std::string> specs;
   for (const auto& p : a.platforms) {
-    auto spec = parse_platform_spec(p);
-    if (!spec.ok()) return fail(spec.status());
-    specs.push_back(spec->to_string());
+    IG_ASSIGN_OR_RETURN(const PlatformSpec spec, parse_platform_spec(p));
+    specs.push_back(spec.to_string());
   }
   o.a = specs[0];
   o.b = specs[1];
-  auto capture = parse_platform_spec(a.capture_from);
-  if (!capture.ok()) return fail(capture.status());
-  o.capture_from = capture->to_string();
+  IG_ASSIGN_OR_RETURN(const PlatformSpec capture, parse_platform_spec(a.capture_from));
+  o.capture_from = capture.to_string();
   o.timeout_seconds = a.limits.timeout;
   o.max_memory_bytes = a.limits.max_memory_bytes();
-  LoadOptions load;
-  load.max_memory_bytes = o.max_memory_bytes;
-  auto model = load_model(a.model, load);
-  if (!model.ok()) return fail(model.status());
-  if (Status st = check_ref_opsets(*model); !st.ok()) return fail(st);
-  const InputRequest request{a.inputs, a.shapes, a.dims, a.seed};
-  auto gathered = gather_inputs(*model, request);
-  if (!gathered.ok()) return fail(gathered.status());
-  std::map<std::string, Tensor> feeds;
-  for (const auto& in : gathered->inputs) feeds[in.name] = in.tensor;
+  return o;
+}
 
-  WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
+// A platform no worker can build (unknown backend or option) is a usage error.
+Status start_platforms(WorkerPool& pool, const ReduceOptions& o) {
   for (const auto& spec : {o.a, o.b, o.capture_from}) {
     Status st = pool.start(spec);
     if (st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kNotFound) {
-      return fail(st);
+      return st;
     }
   }
+  return Status::Ok();
+}
+
+// reduce_model with a progress line on a terminal's stderr.
+Expected<ReduceResult> reduce_with_progress(const std::string& path, const Model& model,
+                                            const std::map<std::string, Tensor>& feeds,
+                                            WorkerPool& pool, ReduceOptions o) {
   // Candidates go to a private folder; DIR is written only once there is a result.
   const fs::path work =
       fs::temp_directory_path() / ("infergap-reduce-" + std::to_string(::getpid()));
@@ -102,78 +93,131 @@ int run_reduce(const ReduceArgs& a) {
   o.progress = [&](const std::string& s) {
     if (tty) std::fprintf(stderr, "\rreduce: %s\033[K", s.c_str());
   };
-  auto result = reduce_model(a.model, *model, feeds, pool, o);
+  auto result = reduce_model(path, model, feeds, pool, o);
   if (tty) std::fprintf(stderr, "\r\033[K");
   fs::remove_all(work, ec);
-  if (!result.ok()) return fail(result.status());
-  if (result->agree) {
-    std::fprintf(stderr, "infergap reduce: %s and %s agree on %s under %s\n", o.a.c_str(),
-                 o.b.c_str(), a.model.c_str(), reduce_criterion_name(o.criterion));
-    return kExitFailures;
-  }
+  return result;
+}
+
+// What reduce wrote under DIR, and the command that reproduces the difference from it.
+struct Written {
+  std::string reduced;                               // reduced.onnx
+  nlohmann::json inputs = nlohmann::json::object();  // input name -> .npy path
+  std::string repro;
+};
+
+void write_repro_script(const fs::path& path, const ReduceOptions& o, const std::string& model,
+                        const ReduceResult& r, const std::string& repro) {
+  std::FILE* f = std::fopen(path.string().c_str(), "w");
+  if (!f) return;
+  std::fprintf(f, "#!/bin/sh\n# %s vs %s on %s, reduced from %lld to %zu node(s)\n%s\n",
+               o.a.c_str(), o.b.c_str(), model.c_str(), static_cast<long long>(r.original_nodes),
+               r.nodes.size(), repro.c_str());
+  std::fclose(f);
+}
+
+// DIR/reduced.onnx, DIR/inputs/*.npy and DIR/repro.sh.
+Expected<Written> write_reduction(const ReduceArgs& a, const ReduceOptions& o,
+                                  const ReduceResult& r) {
   const fs::path dir(a.out);
+  std::error_code ec;
   fs::create_directories(dir / "inputs", ec);
-  if (ec) return fail(io_error("{}: {}", a.out, ec.message()));
-  const std::string reduced = (dir / "reduced.onnx").string();
-  if (Status st = save_model_proto(result->model, reduced); !st.ok()) return fail(st);
-  nlohmann::json inputs = nlohmann::json::object();
+  if (ec) return io_error("{}: {}", a.out, ec.message());
+  Written w;
+  w.reduced = (dir / "reduced.onnx").string();
+  IG_RETURN_IF_ERROR(save_model_proto(r.model, w.reduced));
   // The repro names this binary, so it runs as written wherever infergap is not on PATH.
   std::error_code exe_ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", exe_ec);
-  std::string repro =
-      (exe_ec ? std::string("infergap") : exe.string()) + " run " + shell_quoted(reduced);
-  for (const auto& [name, t] : result->inputs) {
+  w.repro = (exe_ec ? std::string("infergap") : exe.string()) + " run " + shell_quoted(w.reduced);
+  for (const auto& [name, t] : r.inputs) {
     const std::string path = (dir / "inputs" / file_name_of(name)).string();
-    if (Status st = write_npy(t, path); !st.ok()) return fail(st);
-    inputs[name] = path;
-    repro += " --input " + shell_quoted(name + "=" + path);
+    IG_RETURN_IF_ERROR(write_npy(t, path));
+    w.inputs[name] = path;
+    w.repro += " --input " + shell_quoted(name + "=" + path);
   }
-  repro += " -p " + shell_quoted(o.a) + " -p " + shell_quoted(o.b);
-  {
-    std::FILE* f = std::fopen((dir / "repro.sh").string().c_str(), "w");
-    if (f) {
-      std::fprintf(f, "#!/bin/sh\n# %s vs %s on %s, reduced from %lld to %zu node(s)\n%s\n",
-                   o.a.c_str(), o.b.c_str(), a.model.c_str(),
-                   static_cast<long long>(result->original_nodes), result->nodes.size(),
-                   repro.c_str());
-      std::fclose(f);
-    }
-  }
+  w.repro += " -p " + shell_quoted(o.a) + " -p " + shell_quoted(o.b);
+  write_repro_script(dir / "repro.sh", o, a.model, r, w.repro);
+  return w;
+}
+
+nlohmann::json reduction_json(const ReduceArgs& a, const ReduceOptions& o, const ReduceResult& r,
+                              const Written& w) {
   nlohmann::json j{{"model", a.model},
                    {"a", o.a},
                    {"b", o.b},
                    {"criterion", reduce_criterion_name(o.criterion)},
-                   {"original_nodes", result->original_nodes},
-                   {"nodes", result->nodes},
-                   {"ops", result->ops},
-                   {"reduced_model", reduced},
-                   {"inputs", inputs},
-                   {"outputs", result->outputs},
-                   {"a_vs_b", result->a_vs_b},
-                   {"tests", result->tests},
+                   {"original_nodes", r.original_nodes},
+                   {"nodes", r.nodes},
+                   {"ops", r.ops},
+                   {"reduced_model", w.reduced},
+                   {"inputs", w.inputs},
+                   {"outputs", r.outputs},
+                   {"a_vs_b", r.a_vs_b},
+                   {"tests", r.tests},
                    {"input_elements", nlohmann::json::object()},
-                   {"repro", repro}};
-  for (const auto& [name, counts] : result->input_elements) {
+                   {"repro", w.repro}};
+  for (const auto& [name, counts] : r.input_elements) {
     j["input_elements"][name] = {{"nonzero", counts.first}, {"total", counts.second}};
   }
-  if (a.json) {
-    std::printf("%s\n", j.dump(2).c_str());
-    return kExitOk;
-  }
+  return j;
+}
+
+void print_reduction(const ReduceArgs& a, const ReduceOptions& o, const ReduceResult& r,
+                     const Written& w) {
   std::printf("%s vs %s: %lld node(s) reduced to %zu in %lld test(s), still differing (%s): %s\n",
-              o.a.c_str(), o.b.c_str(), static_cast<long long>(result->original_nodes),
-              result->nodes.size(), static_cast<long long>(result->tests),
-              reduce_criterion_name(o.criterion), result->a_vs_b.c_str());
-  for (size_t i = 0; i < result->nodes.size(); ++i) {
-    std::printf("  %s (%s)\n", result->nodes[i].c_str(), result->ops[i].c_str());
+              o.a.c_str(), o.b.c_str(), static_cast<long long>(r.original_nodes), r.nodes.size(),
+              static_cast<long long>(r.tests), reduce_criterion_name(o.criterion),
+              r.a_vs_b.c_str());
+  for (size_t i = 0; i < r.nodes.size(); ++i) {
+    std::printf("  %s (%s)\n", r.nodes[i].c_str(), r.ops[i].c_str());
   }
-  for (const auto& [name, counts] : result->input_elements) {
+  for (const auto& [name, counts] : r.input_elements) {
     std::printf("  input %s: %lld of %lld elements left nonzero\n", name.c_str(),
                 static_cast<long long>(counts.first), static_cast<long long>(counts.second));
   }
-  std::printf("wrote %s, %zu input(s) in %s\nrepro: %s\n", reduced.c_str(), result->inputs.size(),
-              (dir / "inputs").string().c_str(), repro.c_str());
-  return kExitOk;
+  std::printf("wrote %s, %zu input(s) in %s\nrepro: %s\n", w.reduced.c_str(), r.inputs.size(),
+              (fs::path(a.out) / "inputs").string().c_str(), w.repro.c_str());
+}
+
+// True when reduced and written; false when the platforms agree (said on stderr, nothing written).
+Expected<bool> reduce_and_write(const ReduceArgs& a) {
+  IG_ASSIGN_OR_RETURN(const ReduceOptions o, reduce_options(a));
+  LoadOptions load;
+  load.max_memory_bytes = o.max_memory_bytes;
+  IG_ASSIGN_OR_RETURN(const Model model, load_model(a.model, load));
+  IG_RETURN_IF_ERROR(check_ref_opsets(model));
+  const InputRequest request{a.inputs, a.shapes, a.dims, a.seed};
+  IG_ASSIGN_OR_RETURN(const GatheredInputs gathered, gather_inputs(model, request));
+  std::map<std::string, Tensor> feeds;
+  for (const auto& in : gathered.inputs) feeds[in.name] = in.tensor;
+
+  WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
+  IG_RETURN_IF_ERROR(start_platforms(pool, o));
+  IG_ASSIGN_OR_RETURN(const ReduceResult result,
+                      reduce_with_progress(a.model, model, feeds, pool, o));
+  if (result.agree) {
+    std::fprintf(stderr, "infergap reduce: %s and %s agree on %s under %s\n", o.a.c_str(),
+                 o.b.c_str(), a.model.c_str(), reduce_criterion_name(o.criterion));
+    return false;
+  }
+  IG_ASSIGN_OR_RETURN(const Written written, write_reduction(a, o, result));
+  if (a.json) {
+    std::printf("%s\n", reduction_json(a, o, result, written).dump(2).c_str());
+  } else {
+    print_reduction(a, o, result, written);
+  }
+  return true;
+}
+
+// Exit code: 0 reduced, 1 the platforms agree (nothing written), 2 bad input.
+int run_reduce(const ReduceArgs& a) {
+  const Expected<bool> reduced = reduce_and_write(a);
+  if (!reduced.ok()) {
+    std::fprintf(stderr, "infergap reduce: %s\n", reduced.status().message().c_str());
+    return kExitBadInput;
+  }
+  return *reduced ? kExitOk : kExitFailures;
 }
 
 }  // namespace
