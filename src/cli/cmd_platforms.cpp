@@ -1,10 +1,12 @@
 // infergap platforms [--preset NAME]... [-p SPEC]... [--refresh] [--json]
+// infergap platforms --knobs [--json]
 #include <unistd.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "worker/knobs_json.h"
 #include "worker/probe.h"
 
 namespace ig::cli {
@@ -16,6 +18,7 @@ struct PlatformsArgs {
   std::vector<std::string> platforms;
   bool refresh = false;
   bool json = false;
+  bool knobs = false;
   double timeout = 60;
 };
 
@@ -26,6 +29,24 @@ void add_platforms_options(CLI::App* cmd, PlatformsArgs& a) {
   cmd->add_flag("--refresh", a.refresh, "Probe again instead of using cached results");
   cmd->add_option("--timeout", a.timeout, "Seconds a probe may take")->capture_default_str();
   cmd->add_flag("--json", a.json, "Print results as JSON");
+  cmd->add_flag("--knobs", a.knobs,
+                "List each backend's knobs (default, the cause it steers, eager value, values) "
+                "instead of probing");
+}
+
+// The knob tables the bindings declare (platform/knobs.h), one backend after another.
+void print_knobs(const KnobTables& tables) {
+  for (const auto& [backend, table] : tables) {
+    std::printf("%s\n", backend.c_str());
+    for (const auto& k : table) {
+      std::string cause = k.cause.empty() ? "-" : k.cause;
+      for (const auto& vc : k.value_causes) cause += ", " + vc.value + ": " + vc.cause;
+      std::printf("  %-14s default %-10s cause %s%s\n      %s\n", k.key.c_str(),
+                  k.default_value.empty() ? "(none)" : k.default_value.c_str(), cause.c_str(),
+                  k.eager_value.empty() ? "" : ("; eager: " + k.eager_value).c_str(),
+                  k.help.c_str());
+    }
+  }
 }
 
 // The presets' platforms, then those given with -p, each once; with neither, preset `all`.
@@ -61,6 +82,7 @@ nlohmann::json platforms_json(const Catalog& catalog, const std::vector<Platform
   nlohmann::json j;
   j["host"] = host_fingerprint();
   j["presets"] = catalog.presets();
+  j["knobs"] = knobs_to_json(catalog.knobs);
   j["platforms"] = nlohmann::json::array();
   for (const auto& r : results) {
     nlohmann::json e{{"spec", r.spec},
@@ -96,6 +118,13 @@ void print_platforms(const std::vector<PlatformStatus>& results, const std::stri
 Status run_platforms(const PlatformsArgs& a) {
   WorkerPool pool(WorkerPoolOptions{});
   IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(pool.worker_executable()));
+  if (a.knobs) {
+    if (a.json)
+      std::printf("%s\n", knobs_to_json(catalog.knobs).dump(2).c_str());
+    else
+      print_knobs(catalog.knobs);
+    return Status::Ok();
+  }
   IG_ASSIGN_OR_RETURN(const std::vector<std::string> specs, specs_to_probe(catalog, a));
   const auto results = probe_platforms(pool, specs, probe_options(a));
   const nlohmann::json j = platforms_json(catalog, results);

@@ -66,6 +66,28 @@ TEST_F(PlatformsCli, DefaultListHidesTestPlatformsAndPresetsAreChecked) {
   EXPECT_NE(bad.err.find("unknown preset 'nosuch' (presets: all, "), std::string::npos) << bad.err;
 }
 
+// What each binding declares, without probing: a knob's default, the cause it steers and, for a
+// compiled/eager switch, the eager value.
+TEST_F(PlatformsCli, KnobsListWhatTheBindingsDeclare) {
+  auto r = run_cli("platforms --knobs --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  auto knob = [&](const std::string& backend, const std::string& key) {
+    for (const auto& k : j.at(backend))
+      if (k["key"] == key) return k;
+    ADD_FAILURE() << backend << ":" << key << " not listed";
+    return nlohmann::json();
+  };
+  EXPECT_EQ(knob("onednn", "fpmath")["cause"], "precision");
+  EXPECT_EQ(knob("onednn", "fpmath")["default"], "strict");
+  EXPECT_EQ(knob("ort", "opt")["eager"], "disabled");
+  EXPECT_EQ(knob("ref", "acc")["value_causes"][0]["value"], "lanes*");
+  auto text = run_cli("platforms --knobs");
+  EXPECT_NE(text.out.find("  fuse           default on         cause fusion; eager: off"),
+            std::string::npos)
+      << text.out;
+}
+
 TEST_F(PlatformsCli, RunIsolatesEachPlatformAndGroupsIdenticalOutputs) {
   const std::string model = dir.file("cnn.onnx");
   ASSERT_TRUE(write_probe_model(model).ok());
