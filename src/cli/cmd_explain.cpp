@@ -4,11 +4,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "analysis/explain.h"
-#include "analysis/explain_problem.h"
-#include "analysis/study_data.h"
 #include "cli/commands.h"
 #include "cli/study_json.h"
+#include "workflow/explain.h"
 
 namespace ig::cli {
 
@@ -20,36 +18,6 @@ struct ExplainArgs {
   size_t max_trials = 400;
   bool json = false;
 };
-
-struct Located {
-  const CaseData* c = nullptr;
-  const RepRun* run = nullptr;
-  std::string platform;
-};
-
-// The run to explain: --run, else the platform's (majority) run in the first case that traced
-// the node.
-Expected<Located> locate(const StudyData& study, const ExplainArgs& a, const std::string& db) {
-  const auto labels = study.labels();
-  if (a.run == 0 && std::find(labels.begin(), labels.end(), a.platform) == labels.end()) {
-    return invalid_argument("{}: no platform '{}' (platforms: {})", db, a.platform,
-                            nlohmann::json(labels).dump());
-  }
-  for (const auto& c : study.cases) {
-    for (const auto& [label, pc] : c.runs) {
-      if (a.run != 0) {
-        for (const auto& r : pc.reps) {
-          if (r.run_id == a.run) return Located{&c, &r, label};
-        }
-        continue;
-      }
-      if (label != a.platform || !pc.run()) continue;
-      return Located{&c, pc.run(), label};
-    }
-  }
-  if (a.run != 0) return invalid_argument("{}: no run {}", db, a.run);
-  return invalid_argument("{}: platform '{}' has no successful run", db, a.platform);
-}
 
 nlohmann::json trial_json(const ExplainTrial& t) {
   nlohmann::json j{{"emulator", t.emulator}, {"exact", t.exact}};
@@ -64,25 +32,24 @@ nlohmann::json trial_json(const ExplainTrial& t) {
 
 Status run_explain(const ExplainArgs& a) {
   IG_ASSIGN_OR_RETURN(auto store, open_existing_store(a.store));
-  IG_ASSIGN_OR_RETURN(auto study, load_study(*store));
-  IG_ASSIGN_OR_RETURN(Located at, locate(study, a, a.store));
-  Model model;
-  std::string value;
-  IG_ASSIGN_OR_RETURN(ExplainProblem p,
-                      explain_problem(*store, *at.c, *at.run, at.platform, a.node, model, value));
   const bool tty = ::isatty(2);
-  auto progress = [&](size_t n, const ExplainTrial& t) {
-    if (tty)
+  ExplainRequest request{a.platform, a.node, a.run, a.max_trials, nullptr};
+  if (tty) {
+    request.progress = [](size_t n, const ExplainTrial& t) {
       std::fprintf(stderr, "\rexplain: %zu configurations tried (%s)\033[K", n, t.emulator.c_str());
-  };
-  IG_ASSIGN_OR_RETURN(ExplainResult r, explain_node(p, a.max_trials, progress));
+    };
+  }
+  IG_ASSIGN_OR_RETURN(const ExplainOutcome o, explain_stored_node(*store, a.store, request));
   if (tty) std::fprintf(stderr, "\r\033[K");
+  const ExplainProblem& p = o.problem;
+  const ExplainResult& r = o.result;
+  const std::string& value = o.value;
   const int64_t elements = p.target.numel();
   nlohmann::json trials = nlohmann::json::array();
   for (const auto& t : r.tried) trials.push_back(trial_json(t));
-  nlohmann::json j{{"platform", at.platform},
-                   {"run", at.run->run_id},
-                   {"case", at.c->label()},
+  nlohmann::json j{{"platform", o.platform},
+                   {"run", o.run_id},
+                   {"case", o.case_label},
                    {"node", p.node->name},
                    {"op_type", p.node->op_type},
                    {"value", value},
@@ -100,9 +67,8 @@ Status run_explain(const ExplainArgs& a) {
     std::printf("%s\n", j.dump(2).c_str());
     return Status::Ok();
   }
-  std::printf("%s, node %s (%s) of run %lld, case %s:\n", at.platform.c_str(), p.node->name.c_str(),
-              p.node->op_type.c_str(), static_cast<long long>(at.run->run_id),
-              at.c->label().c_str());
+  std::printf("%s, node %s (%s) of run %lld, case %s:\n", o.platform.c_str(), p.node->name.c_str(),
+              p.node->op_type.c_str(), static_cast<long long>(o.run_id), o.case_label.c_str());
   if (!p.group.empty()) {
     std::printf(
         "  fused by the platform into one call with %s: the group re-run as one model, "

@@ -6,15 +6,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "analysis/reduce.h"
-#include "backends/ref/ref_opsets.h"
 #include "cli/commands.h"
 #include "cli/input_options.h"
 #include "cli/limit_options.h"
-#include "inputs/inputs.h"
-#include "model/npy.h"
-#include "model/onnx_model.h"
 #include "platform/spec.h"
+#include "workflow/reduce.h"
 
 namespace ig::cli {
 
@@ -32,17 +28,6 @@ struct ReduceArgs {
   LimitArgs limits;
   bool json = false;
 };
-
-std::string file_name_of(const std::string& value) {
-  std::string out;
-  for (char c : value) {
-    out +=
-        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_';
-  }
-  return out + ".npy";
-}
-
-std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
 
 // Everything but the model's inputs and the folders: the platforms, criterion and limits.
 Expected<ReduceOptions> reduce_options(const ReduceArgs& a) {
@@ -68,81 +53,8 @@ Expected<ReduceOptions> reduce_options(const ReduceArgs& a) {
   return o;
 }
 
-// A platform no worker can build (unknown backend or option) is a usage error.
-Status start_platforms(WorkerPool& pool, const ReduceOptions& o) {
-  for (const auto& spec : {o.a, o.b, o.capture_from}) {
-    Status st = pool.start(spec);
-    if (st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kNotFound) {
-      return st;
-    }
-  }
-  return Status::Ok();
-}
-
-// reduce_model with a progress line on a terminal's stderr.
-Expected<ReduceResult> reduce_with_progress(const std::string& path, const Model& model,
-                                            const std::map<std::string, Tensor>& feeds,
-                                            WorkerPool& pool, ReduceOptions o) {
-  // Candidates go to a private folder; DIR is written only once there is a result.
-  const fs::path work =
-      fs::temp_directory_path() / ("infergap-reduce-" + std::to_string(::getpid()));
-  std::error_code ec;
-  fs::create_directories(work, ec);
-  o.work_dir = work.string();
-  const bool tty = ::isatty(2);
-  o.progress = [&](const std::string& s) {
-    if (tty) std::fprintf(stderr, "\rreduce: %s\033[K", s.c_str());
-  };
-  auto result = reduce_model(path, model, feeds, pool, o);
-  if (tty) std::fprintf(stderr, "\r\033[K");
-  fs::remove_all(work, ec);
-  return result;
-}
-
-// What reduce wrote under DIR, and the command that reproduces the difference from it.
-struct Written {
-  std::string reduced;                               // reduced.onnx
-  nlohmann::json inputs = nlohmann::json::object();  // input name -> .npy path
-  std::string repro;
-};
-
-void write_repro_script(const fs::path& path, const ReduceOptions& o, const std::string& model,
-                        const ReduceResult& r, const std::string& repro) {
-  std::FILE* f = std::fopen(path.string().c_str(), "w");
-  if (!f) return;
-  std::fprintf(f, "#!/bin/sh\n# %s vs %s on %s, reduced from %lld to %zu node(s)\n%s\n",
-               o.a.c_str(), o.b.c_str(), model.c_str(), static_cast<long long>(r.original_nodes),
-               r.nodes.size(), repro.c_str());
-  std::fclose(f);
-}
-
-// DIR/reduced.onnx, DIR/inputs/*.npy and DIR/repro.sh.
-Expected<Written> write_reduction(const ReduceArgs& a, const ReduceOptions& o,
-                                  const ReduceResult& r) {
-  const fs::path dir(a.out);
-  std::error_code ec;
-  fs::create_directories(dir / "inputs", ec);
-  if (ec) return io_error("{}: {}", a.out, ec.message());
-  Written w;
-  w.reduced = (dir / "reduced.onnx").string();
-  IG_RETURN_IF_ERROR(save_model_proto(r.model, w.reduced));
-  // The repro names this binary, so it runs as written wherever infergap is not on PATH.
-  std::error_code exe_ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", exe_ec);
-  w.repro = (exe_ec ? std::string("infergap") : exe.string()) + " run " + shell_quoted(w.reduced);
-  for (const auto& [name, t] : r.inputs) {
-    const std::string path = (dir / "inputs" / file_name_of(name)).string();
-    IG_RETURN_IF_ERROR(write_npy(t, path));
-    w.inputs[name] = path;
-    w.repro += " --input " + shell_quoted(name + "=" + path);
-  }
-  w.repro += " -p " + shell_quoted(o.a) + " -p " + shell_quoted(o.b);
-  write_repro_script(dir / "repro.sh", o, a.model, r, w.repro);
-  return w;
-}
-
 nlohmann::json reduction_json(const ReduceArgs& a, const ReduceOptions& o, const ReduceResult& r,
-                              const Written& w) {
+                              const ReductionFiles& w) {
   nlohmann::json j{{"model", a.model},
                    {"a", o.a},
                    {"b", o.b},
@@ -164,7 +76,7 @@ nlohmann::json reduction_json(const ReduceArgs& a, const ReduceOptions& o, const
 }
 
 void print_reduction(const ReduceArgs& a, const ReduceOptions& o, const ReduceResult& r,
-                     const Written& w) {
+                     const ReductionFiles& w) {
   std::printf("%s vs %s: %lld node(s) reduced to %zu in %lld test(s), still differing (%s): %s\n",
               o.a.c_str(), o.b.c_str(), static_cast<long long>(r.original_nodes), r.nodes.size(),
               static_cast<long long>(r.tests), reduce_criterion_name(o.criterion),
@@ -183,29 +95,25 @@ void print_reduction(const ReduceArgs& a, const ReduceOptions& o, const ReduceRe
 // True when reduced and written; false when the platforms agree (said on stderr, nothing written).
 Expected<bool> reduce_and_write(const ReduceArgs& a) {
   IG_ASSIGN_OR_RETURN(const ReduceOptions o, reduce_options(a));
-  LoadOptions load;
-  load.max_memory_bytes = o.max_memory_bytes;
-  IG_ASSIGN_OR_RETURN(const Model model, load_model(a.model, load));
-  IG_RETURN_IF_ERROR(check_ref_opsets(model));
-  const InputRequest request{a.inputs, a.shapes, a.dims, a.seed};
-  IG_ASSIGN_OR_RETURN(const GatheredInputs gathered, gather_inputs(model, request));
-  std::map<std::string, Tensor> feeds;
-  for (const auto& in : gathered.inputs) feeds[in.name] = in.tensor;
-
-  WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
-  IG_RETURN_IF_ERROR(start_platforms(pool, o));
-  IG_ASSIGN_OR_RETURN(const ReduceResult result,
-                      reduce_with_progress(a.model, model, feeds, pool, o));
-  if (result.agree) {
+  ReducePlan plan{a.model, InputRequest{a.inputs, a.shapes, a.dims, a.seed}, o, a.out, nullptr};
+  const bool tty = ::isatty(2);
+  if (tty) {
+    plan.progress = [](const std::string& s) {
+      std::fprintf(stderr, "\rreduce: %s\033[K", s.c_str());
+    };
+  }
+  auto outcome = ig::reduce_and_write(plan);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  if (!outcome.ok()) return outcome.status();
+  if (outcome->result.agree) {
     std::fprintf(stderr, "infergap reduce: %s and %s agree on %s under %s\n", o.a.c_str(),
                  o.b.c_str(), a.model.c_str(), reduce_criterion_name(o.criterion));
     return false;
   }
-  IG_ASSIGN_OR_RETURN(const Written written, write_reduction(a, o, result));
   if (a.json) {
-    std::printf("%s\n", reduction_json(a, o, result, written).dump(2).c_str());
+    std::printf("%s\n", reduction_json(a, o, outcome->result, outcome->files).dump(2).c_str());
   } else {
-    print_reduction(a, o, result, written);
+    print_reduction(a, o, outcome->result, outcome->files);
   }
   return true;
 }
