@@ -44,7 +44,7 @@ std::string first_reader(const Case& c, const std::string& value, int depth = 0)
   for (const auto& n : c.nodes) {
     if (std::find(n.inputs.begin(), n.inputs.end(), value) == n.inputs.end()) continue;
     if ((n.op_type == "Cast" || n.op_type == "Identity") && n.outputs.size() == 1 && depth < 8) {
-      const std::string next = first_reader(c, n.outputs[0], depth + 1);
+      std::string next = first_reader(c, n.outputs[0], depth + 1);
       if (next != "(unread)") return next;
     }
     return n.op_type;

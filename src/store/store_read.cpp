@@ -293,7 +293,7 @@ Status Store::merge_from(const std::string& other) {
   // Runs are matched on their natural key; node outputs follow their run's new id. A tensor one
   // side did not keep (--keep-tensors none) takes the other side's bytes: blobs merged in may be
   // XOR-encoded against it.
-  const Status st = [&]() -> Status {
+  Status st = [&]() -> Status {
     sql::Transaction tx(db_);
     IG_RETURN_IF_ERROR(tx.status());
     Status probe = exec("SELECT count(*) FROM src.runs, src.node_outputs LIMIT 1");

@@ -149,7 +149,7 @@ Expected<ExtractResult> extract_variants(const std::string& parent_path, const I
     IG_RETURN_IF_ERROR(apply_mutation(v, m));
     stamp_lineage(v, Lineage{parent_hash, inputs.seed, {m}});
     if (Status st = check_variant(v); !st.ok()) {
-      const std::string msg = st.message();
+      const std::string& msg = st.message();
       ++r.discarded[msg.substr(0, std::min<size_t>(msg.find('\n'), 160))];
       continue;
     }

@@ -156,7 +156,7 @@ void GraphBuilder::metadata(const std::string& key, const std::string& value) {
 
 std::string GraphBuilder::node(const std::string& op, const std::vector<std::string>& inputs,
                                const std::string& hint, const Attrs& attrs) {
-  const std::string out = unique(hint);
+  std::string out = unique(hint);
   auto* n = graph_->add_node();
   n->set_op_type(op);
   n->set_name(out);
@@ -168,7 +168,7 @@ std::string GraphBuilder::node(const std::string& op, const std::vector<std::str
 
 std::string GraphBuilder::add_initializer(const std::string& hint, const Shape& shape,
                                           const std::vector<double>& values) {
-  const std::string name = unique(hint);
+  std::string name = unique(hint);
   auto t = tensor_from_doubles(dtype_, shape, values);
   if (!t.ok()) throw StatusError(t.status());
   tensor_to_proto(*t, name, graph_->add_initializer());
@@ -212,7 +212,7 @@ std::string GraphBuilder::uniform(const std::string& hint, const Shape& shape, d
 }
 
 std::string GraphBuilder::constant(const std::string& hint, const Tensor& value) {
-  const std::string name = unique(hint);
+  std::string name = unique(hint);
   tensor_to_proto(value, name, graph_->add_initializer());
   return name;
 }

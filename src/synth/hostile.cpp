@@ -17,7 +17,7 @@ std::string put(const std::string& dir, const std::string& name, const std::stri
                 const std::string& bytes) {
   const fs::path folder = fs::path(dir) / name;
   fs::create_directories(folder);
-  const std::string path = (folder / file).string();
+  std::string path = (folder / file).string();
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return path;

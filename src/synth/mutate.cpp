@@ -173,7 +173,7 @@ MutateResult generate_variants(const onnx::ModelProto& parent, int64_t count, ui
     }
     if (Status st = check_variant(*v); !st.ok()) {
       // One line per reason, so that counts group (checker messages can run over many lines).
-      const std::string msg = st.message();
+      const std::string& msg = st.message();
       ++r.discarded[msg.substr(0, std::min<size_t>(msg.find('\n'), 160))];
       continue;
     }

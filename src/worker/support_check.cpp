@@ -6,7 +6,9 @@ namespace ig {
 
 std::vector<std::string> family_specs(const Catalog& catalog) {
   std::vector<std::string> specs;
-  for (const auto& [name, _] : catalog.backends) {
+  for (const auto& backend : catalog.backends) {
+    // Not a structured binding: clang before 16 (scripts/tidy parses with 14) cannot capture one.
+    const std::string& name = backend.first;
     const bool visible =
         std::any_of(catalog.candidates.begin(), catalog.candidates.end(),
                     [&](const CatalogEntry& c) { return c.backend == name && !c.hidden; });

@@ -24,7 +24,7 @@ Status learn_store_facts(Store& store, const char* command) {
     study.cases.clear();
     study.cases.push_back(std::move(c));
     TensorCache cache(study);
-    const Status learned = learn_tensor_facts(study, cache);
+    Status learned = learn_tensor_facts(study, cache);
     if (learned.ok()) continue;
     // Runs added to a store that kept no inner tensors cannot be compared with the earlier ones
     // layer by layer; they are stored all the same, and compare --layers will say why.

@@ -1,6 +1,8 @@
 // MaxRoiPool (ai.onnx 1+), Caffe semantics: each ROI [batch, x1, y1, x2, y2] is scaled by
 // spatial_scale and rounded, split into pooled_shape bins (floor / ceil bin edges, clipped to the
 // input), and each bin takes its maximum; an empty bin gives 0.
+#include <cmath>
+
 #include "backends/ref/nn_util.h"
 
 namespace ig {
@@ -51,7 +53,7 @@ Status max_roi_pool(KernelContext& ctx) {
             for (int64_t yy = hs; yy < he; ++yy) {
               for (int64_t xx = ws; xx < we; ++xx) {
                 const C v = to_compute(plane[yy * w + xx]);
-                if (!any || v > best || v != v) best = v;
+                if (!any || v > best || std::isnan(v)) best = v;
                 any = true;
               }
             }

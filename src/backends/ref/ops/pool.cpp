@@ -78,7 +78,8 @@ void max_pool(const PoolSetup& p, const T* px, T* py, int64_t* pi, bool column_m
       for (int64_t t : taps) {
         if (t < 0) continue;
         const C v = to_compute(xp[t]);
-        const bool wins = ignore_nan ? (best != best && v == v) : (v != v && best == best);
+        const bool wins =
+            ignore_nan ? (is_nan_of(best) && !is_nan_of(v)) : (is_nan_of(v) && !is_nan_of(best));
         if (best_tap < 0 || v > best || wins) {
           best = v;
           best_tap = t;

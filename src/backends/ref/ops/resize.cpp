@@ -139,7 +139,7 @@ using interp_t = std::conditional_t<std::is_integral_v<T>, double, compute_t<T>>
 template <typename T>
 T from_interp(interp_t<T> v) {
   if constexpr (std::is_integral_v<T>) {
-    if (!(v == v)) return T{0};
+    if (std::isnan(v)) return T{0};
     const double lo = static_cast<double>(std::numeric_limits<T>::min());
     const double hi = static_cast<double>(std::numeric_limits<T>::max());
     if (v <= lo) return std::numeric_limits<T>::min();
