@@ -317,7 +317,7 @@ Status Store::write_outputs(int64_t run_id, const std::vector<TracedTensor>& ten
 
 Status Store::add_trace(int64_t run, const std::vector<TracedTensor>& trace) {
   IG_ASSIGN_OR_RETURN(const StoredRun stored, this->run(run));
-  const Status st = [&]() -> Status {
+  Status st = [&]() -> Status {
     sql::Transaction tx(db_);
     IG_RETURN_IF_ERROR(tx.status());
     IG_RETURN_IF_ERROR(write_outputs(run, trace, false, stored.key));

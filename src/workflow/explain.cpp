@@ -51,8 +51,8 @@ Expected<ExplainOutcome> explain_stored_node(const Store& store, const std::stri
   out.case_label = at.c->label();
   out.run_id = at.run->run_id;
   out.model = std::make_unique<Model>();
-  IG_ASSIGN_OR_RETURN(out.problem, explain_problem(store, *at.c, *at.run, at.platform,
-                                                   request.node, *out.model, out.value));
+  IG_ASSIGN_OR_RETURN(out.problem, explain_problem(store, *at.c, *at.run, at.platform, request.node,
+                                                   *out.model, out.value));
   IG_ASSIGN_OR_RETURN(out.result, explain_node(out.problem, request.max_trials, request.progress));
   return out;
 }
