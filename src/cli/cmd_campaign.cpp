@@ -140,8 +140,9 @@ Expected<CampaignOutcome> run_with_progress(Store& store, const CampaignPlan& pl
     }
     bar->update(p.done, p.total, p.executed, p.current);
   };
-  hooks.note = [](const std::string& line) {
-    std::fprintf(stderr, "infergap campaign: %s\n", line.c_str());
+  hooks.note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  hooks.error = [](const std::string& e) {
+    std::fprintf(stderr, "infergap campaign: %s\n", e.c_str());
   };
   auto outcome = run_campaign_steps(store, plan, hooks);
   bar->finish();

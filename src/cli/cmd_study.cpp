@@ -149,6 +149,9 @@ Expected<StudyOutcome> run_with_progress(Store& store, const StudyPlan& plan, bo
     bar.update(p.done, p.total, p.executed, p.current);
   };
   hooks.note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  hooks.error = [](const std::string& e) {
+    std::fprintf(stderr, "infergap study: %s\n", e.c_str());
+  };
   if (!json) hooks.announce = hooks.note;
   auto outcome = run_study_steps(store, plan, hooks);
   bar.finish();

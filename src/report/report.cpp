@@ -51,20 +51,17 @@ Expected<ReportSummary> write_report(const Store& store, const std::string& path
 
 namespace ig {
 
-void write_report_beside_store(const Store& store, const std::string& store_path,
-                               const std::string& command, const KnobTables& knobs,
-                               nlohmann::json& j) {
+std::string write_report_beside_store(const Store& store, const std::string& store_path,
+                                      const std::string& command, const KnobTables& knobs) {
   const std::string path =
       (std::filesystem::path(store_path).parent_path() / "report.html").string();
   ReportOptions options;
   options.campaign.knobs = knobs;
   auto report = write_report(store, path, options);
-  if (report.ok()) {
-    j["report"] = report->path;
-  } else {
-    std::fprintf(stderr, "infergap %s: report not written: %s\n", command.c_str(),
-                 report.status().message().c_str());
-  }
+  if (report.ok()) return report->path;
+  std::fprintf(stderr, "infergap %s: report not written: %s\n", command.c_str(),
+               report.status().message().c_str());
+  return "";
 }
 
 }  // namespace ig

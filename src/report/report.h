@@ -35,10 +35,9 @@ namespace ig {
 
 // What `study` and `campaign` do at their end: the report next to the store (report.html in the
 // store's folder). A report that cannot be written is a warning on stderr naming `command`, not a
-// failure: the runs are stored. Sets j["report"] to the path when written. `knobs`: the backends'
-// knob tables (read_catalog), which name the causes.
-void write_report_beside_store(const Store& store, const std::string& store_path,
-                               const std::string& command, const KnobTables& knobs,
-                               nlohmann::json& j);
+// failure: the runs are stored. The path written, "" when none. `knobs`: the backends' knob
+// tables (read_catalog), which name the causes.
+std::string write_report_beside_store(const Store& store, const std::string& store_path,
+                                      const std::string& command, const KnobTables& knobs);
 
 }  // namespace ig

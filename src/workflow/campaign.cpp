@@ -48,20 +48,14 @@ Expected<CampaignOutcome> run_campaign_steps(Store& store, CampaignPlan plan,
   WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
   IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(pool.worker_executable()));
   plan.analysis.knobs = catalog.knobs;
-  if (!plan.presets.empty()) {
-    std::vector<std::string> skipped;
-    IG_ASSIGN_OR_RETURN(auto specs,
-                        available_preset_platforms(pool, catalog, plan.presets, skipped));
-    for (const auto& s : skipped)
-      if (hooks.note) hooks.note("skipped (unavailable here): " + s);
-    plan.study.platforms.insert(plan.study.platforms.end(), specs.begin(), specs.end());
-  }
+  IG_RETURN_IF_ERROR(
+      add_preset_platforms(pool, catalog, plan.presets, hooks.note, plan.study.platforms));
   CampaignOutcome out;
   const Status ran = run_and_trace(store, pool, plan, hooks, out);
   // Runs stored before a failure are kept in the shared store too (a rerun skips them).
   const Status pushed = store.push_to_remote();
   if (!ran.ok()) {
-    if (!pushed.ok() && hooks.note) hooks.note(pushed.message());
+    if (!pushed.ok() && hooks.error) hooks.error(pushed.message());
     return ran;
   }
   IG_RETURN_IF_ERROR(pushed);
@@ -69,11 +63,8 @@ Expected<CampaignOutcome> run_campaign_steps(Store& store, CampaignPlan plan,
   const auto t_analysis = Clock::now();
   IG_ASSIGN_OR_RETURN(out.analysis, analyse_campaign(store, plan.analysis));
   out.analysis_seconds = seconds_since(t_analysis);
-  if (plan.report && store.remote().empty()) {
-    nlohmann::json j;
-    write_report_beside_store(store, plan.store_path, "campaign", catalog.knobs, j);
-    if (j.contains("report")) out.report = j["report"];
-  }
+  if (plan.report && store.remote().empty())
+    out.report = write_report_beside_store(store, plan.store_path, "campaign", catalog.knobs);
   return out;
 }
 

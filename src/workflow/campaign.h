@@ -30,7 +30,8 @@ struct CampaignProgress {
 
 struct CampaignHooks {
   std::function<void(const CampaignProgress&)> progress;
-  std::function<void(const std::string&)> note;  // a line the user must see (stderr)
+  std::function<void(const std::string&)> note;   // a line the user must see (stderr)
+  std::function<void(const std::string&)> error;  // a second error, besides the one returned
 };
 
 struct CampaignOutcome {

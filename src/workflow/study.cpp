@@ -84,13 +84,7 @@ Status complete_plan(StudyPlan& plan, WorkerPool& pool, const Catalog& catalog,
                       plan.options.models.size(), work_dir, work_dir));
   }
   if (plan.options.platforms.empty() && plan.presets.empty()) plan.presets.push_back("demo");
-  if (plan.presets.empty()) return Status::Ok();
-  std::vector<std::string> skipped;
-  IG_ASSIGN_OR_RETURN(auto specs, available_preset_platforms(pool, catalog, plan.presets, skipped));
-  for (const auto& s : skipped)
-    if (hooks.note) hooks.note("skipped (unavailable here): " + s);
-  plan.options.platforms.insert(plan.options.platforms.end(), specs.begin(), specs.end());
-  return Status::Ok();
+  return add_preset_platforms(pool, catalog, plan.presets, hooks.note, plan.options.platforms);
 }
 
 }  // namespace
@@ -103,22 +97,19 @@ Expected<StudyOutcome> run_study_steps(Store& store, StudyPlan plan, const Study
   auto summary = run_study(store, pool, plan.options, hooks.progress);
   if (!summary.ok()) {
     // Runs stored before the failure are kept in the shared store too (a rerun skips them).
-    if (Status st = store.push_to_remote(); !st.ok() && hooks.note) hooks.note(st.message());
+    if (Status st = store.push_to_remote(); !st.ok() && hooks.error) hooks.error(st.message());
     return summary.status();
   }
   out.summary = std::move(*summary);
   // The runs are results even when a later step fails: pushed all the same, then reported.
   const Status after = after_the_runs(store, pool, catalog, plan, out);
   if (Status st = store.push_to_remote(); !st.ok()) {
-    if (!after.ok() && hooks.note) hooks.note(after.message());
+    if (!after.ok() && hooks.error) hooks.error(after.message());
     return st;
   }
   IG_RETURN_IF_ERROR(after);
-  if (plan.report && store.remote().empty()) {
-    nlohmann::json j;
-    write_report_beside_store(store, plan.store_path, "study", catalog.knobs, j);
-    if (j.contains("report")) out.report = j["report"];
-  }
+  if (plan.report && store.remote().empty())
+    out.report = write_report_beside_store(store, plan.store_path, "study", catalog.knobs);
   return out;
 }
 

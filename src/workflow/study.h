@@ -27,6 +27,7 @@ struct StudyPlan {
 struct StudyHooks {
   std::function<void(const StudyProgress&)> progress;
   std::function<void(const std::string&)> note;      // a line the user must see (stderr)
+  std::function<void(const std::string&)> error;     // a second error, besides the one returned
   std::function<void(const std::string&)> announce;  // a line for a reader of the text output
 };
 

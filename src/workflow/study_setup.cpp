@@ -48,4 +48,17 @@ Expected<std::vector<std::string>> available_preset_platforms(
   return available;
 }
 
+Status add_preset_platforms(WorkerPool& pool, const Catalog& catalog,
+                            const std::vector<std::string>& presets,
+                            const std::function<void(const std::string&)>& note,
+                            std::vector<std::string>& platforms) {
+  if (presets.empty()) return Status::Ok();
+  std::vector<std::string> skipped;
+  IG_ASSIGN_OR_RETURN(auto specs, available_preset_platforms(pool, catalog, presets, skipped));
+  for (const auto& s : skipped)
+    if (note) note("skipped (unavailable here): " + s);
+  platforms.insert(platforms.end(), specs.begin(), specs.end());
+  return Status::Ok();
+}
+
 }  // namespace ig

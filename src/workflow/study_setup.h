@@ -3,6 +3,7 @@
 // those this host can run.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,11 @@ Status apply_default_study(const std::string& work_dir, StudyOptions& options);
 Expected<std::vector<std::string>> available_preset_platforms(
     WorkerPool& pool, const Catalog& catalog, const std::vector<std::string>& presets,
     std::vector<std::string>& skipped);
+
+// available_preset_platforms' specs appended to `platforms`; each skipped one told to `note`.
+Status add_preset_platforms(WorkerPool& pool, const Catalog& catalog,
+                            const std::vector<std::string>& presets,
+                            const std::function<void(const std::string&)>& note,
+                            std::vector<std::string>& platforms);
 
 }  // namespace ig
