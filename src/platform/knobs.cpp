@@ -16,8 +16,11 @@ KnobRegistrar::KnobRegistrar(const std::string& backend, KnobTable table) {
 const Knob* find_knob(const KnobTables& tables, const std::string& backend,
                       const std::string& key) {
   auto t = tables.find(backend);
-  if (t == tables.end()) return nullptr;
-  for (const auto& k : t->second)
+  return t == tables.end() ? nullptr : find_knob(t->second, key);
+}
+
+const Knob* find_knob(const KnobTable& table, const std::string& key) {
+  for (const auto& k : table)
     if (k.key == key) return &k;
   return nullptr;
 }

@@ -41,6 +41,7 @@ struct KnobRegistrar {
 };
 
 const Knob* find_knob(const KnobTables& tables, const std::string& backend, const std::string& key);
+const Knob* find_knob(const KnobTable& table, const std::string& key);
 // The keys of a table, in declaration order (what check_option_keys accepts).
 std::vector<std::string> knob_keys(const KnobTable& table);
 // The value a spec without `key` means ("" when there is none).

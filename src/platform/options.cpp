@@ -51,8 +51,7 @@ namespace {
 
 Expected<const Knob*> declared(const PlatformSpec& spec, const KnobTable& table,
                                const std::string& key) {
-  for (const auto& k : table)
-    if (k.key == key) return &k;
+  if (const Knob* k = find_knob(table, key)) return k;
   return internal_error("platform '{}': the knob table of '{}' does not declare '{}'",
                         spec.to_string(), spec.backend, key);
 }

@@ -27,9 +27,11 @@ Status apply_default_study(const std::string& work_dir, StudyOptions& options) {
   return Status::Ok();
 }
 
-Expected<std::vector<std::string>> available_preset_platforms(
-    WorkerPool& pool, const Catalog& catalog, const std::vector<std::string>& presets,
-    std::vector<std::string>& skipped) {
+Status add_preset_platforms(WorkerPool& pool, const Catalog& catalog,
+                            const std::vector<std::string>& presets,
+                            const std::function<void(const std::string&)>& note,
+                            std::vector<std::string>& platforms) {
+  if (presets.empty()) return Status::Ok();
   std::vector<std::string> specs;
   for (const auto& p : presets) {
     IG_ASSIGN_OR_RETURN(const auto list, preset_specs(catalog, p));
@@ -37,27 +39,13 @@ Expected<std::vector<std::string>> available_preset_platforms(
       if (std::find(specs.begin(), specs.end(), s) == specs.end()) specs.push_back(s);
     }
   }
-  std::vector<std::string> available;
   for (const auto& st : probe_platforms(pool, specs, ProbeOptions{})) {
     if (st.available) {
-      available.push_back(st.spec);
-    } else {
-      skipped.push_back(st.spec + ": " + st.reason);
+      platforms.push_back(st.spec);
+    } else if (note) {
+      note("skipped (unavailable here): " + st.spec + ": " + st.reason);
     }
   }
-  return available;
-}
-
-Status add_preset_platforms(WorkerPool& pool, const Catalog& catalog,
-                            const std::vector<std::string>& presets,
-                            const std::function<void(const std::string&)>& note,
-                            std::vector<std::string>& platforms) {
-  if (presets.empty()) return Status::Ok();
-  std::vector<std::string> skipped;
-  IG_ASSIGN_OR_RETURN(auto specs, available_preset_platforms(pool, catalog, presets, skipped));
-  for (const auto& s : skipped)
-    if (note) note("skipped (unavailable here): " + s);
-  platforms.insert(platforms.end(), specs.begin(), specs.end());
   return Status::Ok();
 }
 

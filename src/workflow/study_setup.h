@@ -17,13 +17,9 @@ namespace ig {
 // options.input_spec_sets; images land in `work_dir`/images.
 Status apply_default_study(const std::string& work_dir, StudyOptions& options);
 
-// The specs of every preset the backends declare (`infergap platforms`; "demo" is the default
-// study's), probed: unavailable ones are dropped and listed in `skipped`.
-Expected<std::vector<std::string>> available_preset_platforms(
-    WorkerPool& pool, const Catalog& catalog, const std::vector<std::string>& presets,
-    std::vector<std::string>& skipped);
-
-// available_preset_platforms' specs appended to `platforms`; each skipped one told to `note`.
+// Appends to `platforms` the specs of every preset the backends declare (`infergap platforms`;
+// "demo" is the default study's) that this host runs, probed; each unavailable one is told to
+// `note` with the reason.
 Status add_preset_platforms(WorkerPool& pool, const Catalog& catalog,
                             const std::vector<std::string>& presets,
                             const std::function<void(const std::string&)>& note,

@@ -90,11 +90,14 @@ const KnobTable kKnobs = {
      ""},
 };
 
-const std::map<std::string, dnnl::fpmath_mode> kFpmathModes = {
-    {"strict", dnnl::fpmath_mode::strict},
-    {"bf16", dnnl::fpmath_mode::bf16},
-    {"f16", dnnl::fpmath_mode::f16},
-    {"any", dnnl::fpmath_mode::any}};
+struct FpmathMode {
+  const char* name;
+  dnnl::fpmath_mode mode;
+};
+const std::vector<FpmathMode> kFpmathModes = {{"strict", dnnl::fpmath_mode::strict},
+                                              {"bf16", dnnl::fpmath_mode::bf16},
+                                              {"f16", dnnl::fpmath_mode::f16},
+                                              {"any", dnnl::fpmath_mode::any}};
 const KnobRegistrar kOnednnKnobs("onednn", kKnobs);
 
 Expected<onednn::Options> parse(const PlatformSpec& spec) {
@@ -115,9 +118,12 @@ Expected<onednn::Options> parse(const PlatformSpec& spec) {
   auto fallback = choice_option(spec, kKnobs, "fallback", {"none", "ref"});
   if (!fallback.ok()) return fallback.status();
   o.fallback_ref = *fallback == "ref";
-  auto fpmath = choice_option(spec, kKnobs, "fpmath", {"strict", "bf16", "f16", "any"});
+  std::vector<std::string> fpmath_names;
+  for (const auto& m : kFpmathModes) fpmath_names.push_back(m.name);
+  auto fpmath = choice_option(spec, kKnobs, "fpmath", fpmath_names);
   if (!fpmath.ok()) return fpmath.status();
-  o.fpmath = kFpmathModes.at(*fpmath);
+  for (const auto& m : kFpmathModes)
+    if (*fpmath == m.name) o.fpmath = m.mode;
   return o;
 }
 
