@@ -51,10 +51,10 @@ void finalize(StudyData& study) {
 }
 
 Expected<Tensor> TensorCache::get(const TensorKey& key) {
-  auto it = cache_.find(key);
-  if (it != cache_.end()) return it->second;
+  if (const Tensor* t = cache_.find(key)) return *t;
+  ++loads_;
   IG_ASSIGN_OR_RETURN(Tensor t, load_(key));
-  cache_.emplace(key, t);
+  cache_.put(key, t);
   return t;
 }
 

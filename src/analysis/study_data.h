@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "analysis/tensor_facts.h"
+#include "results/trace_memory.h"
 #include "store/store.h"
+#include "tensor/tensor_lru.h"
 
 namespace ig {
 
@@ -73,14 +75,22 @@ void finalize(StudyData& study);
 // Loads a study; `model` (name or hash prefix, "" for all) selects cases.
 Expected<StudyData> load_study(const Store& store, const std::string& model = "");
 
-// Caches tensors by key while one analysis runs.
+// Caches tensors by key while one analysis runs, at most `budget_bytes` of them (the least
+// recently used dropped; a miss reloads, so results do not depend on the budget).
 class TensorCache {
  public:
-  explicit TensorCache(TensorLoader load, std::shared_ptr<TensorFacts> facts = nullptr)
+  explicit TensorCache(TensorLoader load, std::shared_ptr<TensorFacts> facts = nullptr,
+                       uint64_t budget_bytes = kDefaultTraceBudgetBytes)
       : load_(std::move(load)),
-        facts_(facts ? std::move(facts) : std::make_shared<TensorFacts>()) {}
-  explicit TensorCache(const StudyData& study) : TensorCache(study.load, study.facts) {}
+        facts_(facts ? std::move(facts) : std::make_shared<TensorFacts>()),
+        cache_(budget_bytes) {}
+  explicit TensorCache(const StudyData& study, uint64_t budget_bytes = kDefaultTraceBudgetBytes)
+      : TensorCache(study.load, study.facts, budget_bytes) {}
   Expected<Tensor> get(const TensorKey& key);
+  void set_budget(uint64_t bytes) { cache_.set_budget(bytes); }
+  uint64_t cached_bytes() const { return cache_.bytes(); }
+  // How many get()s had to load (a test sees a small budget reload).
+  int64_t loads() const { return loads_; }
   TensorFacts& facts() { return *facts_; }
   // error(y, o) of analysis/oracle_error.h from the kept facts, else from the tensors (and
   // learned); -1 when the two are not comparable.
@@ -98,7 +108,8 @@ class TensorCache {
  private:
   TensorLoader load_;
   std::shared_ptr<TensorFacts> facts_;
-  std::map<TensorKey, Tensor> cache_;
+  TensorLru<TensorKey> cache_;
+  int64_t loads_ = 0;
   std::map<std::pair<TensorKey, TensorKey>, std::pair<double, DType>> oracle_errors_;
   std::set<std::string> not_kept_;
 };

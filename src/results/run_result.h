@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@
 #include "tensor/tensor.h"
 
 namespace ig {
+
+class TraceHold;  // results/trace_memory.h
 
 struct TracedTensor {
   std::string value;  // ONNX value name
@@ -23,6 +26,14 @@ struct TracedTensor {
   Tensor tensor;       // undefined when capture.keep_tensors is false
   std::string covers;  // ONNX nodes a fused tensor covers, comma-separated ("" = just `node`)
   std::string note;    // what the platform did, e.g. "conv=winograd4"
+  // Set in a coordinator that bounds its trace memory (results/trace_memory.h): `tensor` counted
+  // against the budget, or its bytes moved to a spill file (then `tensor` is undefined).
+  std::shared_ptr<const TraceHold> hold;
+
+  bool spilled() const;
+  bool has_data() const { return tensor.defined() || spilled(); }
+  // The tensor, from memory or read back from the spill file (undefined when it has no data).
+  Expected<Tensor> data() const;
 };
 
 // A node a platform refused: which node (name, op type, and its index in the main graph, -1 for a

@@ -2,6 +2,13 @@
 
 namespace ig {
 
+namespace {
+// What an entry counts against the span: its tensor's bytes.
+size_t span_of(const ReferenceIndex::Entry& e) {
+  return static_cast<size_t>(shape_numel(e.key.shape)) * dtype_size(e.key.dtype);
+}
+}  // namespace
+
 const ReferenceIndex::Entry* ReferenceIndex::find(const std::string& id) {
   if (auto it = pending_.find(id); it != pending_.end()) return &it->second;
   auto it = entries_.find(id);
@@ -15,11 +22,11 @@ void ReferenceIndex::offer(const std::string& id, Entry entry) { pending_[id] = 
 void ReferenceIndex::commit() {
   for (auto& [id, entry] : pending_) {
     if (auto it = entries_.find(id); it != entries_.end()) {
-      bytes_ -= it->second.first.tensor.nbytes();
+      bytes_ -= span_of(it->second.first);
       lru_.erase(it->second.second);
       entries_.erase(it);
     }
-    bytes_ += entry.tensor.nbytes();
+    bytes_ += span_of(entry);
     lru_.push_front(id);
     entries_.emplace(id, std::make_pair(std::move(entry), lru_.begin()));
   }
@@ -30,7 +37,7 @@ void ReferenceIndex::commit() {
 void ReferenceIndex::evict() {
   while (bytes_ > budget_ && !lru_.empty()) {
     auto it = entries_.find(lru_.back());
-    bytes_ -= it->second.first.tensor.nbytes();
+    bytes_ -= span_of(it->second.first);
     entries_.erase(it);
     lru_.pop_back();
   }

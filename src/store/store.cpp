@@ -93,9 +93,10 @@ Expected<std::unique_ptr<Store>> Store::open(const std::string& path) {
   return s;
 }
 
-// The references of a campaign's recent cases stay in memory; older ones are dropped.
+// The references of a campaign's recent cases are kept (those of 256 MiB of tensors); older ones
+// are dropped. The tensors in memory have their own bound (set_memory_budget).
 Store::Store()
-    : references_(std::make_unique<ReferenceIndex>(size_t{256} << 20)),
+    : references_(std::make_unique<ReferenceIndex>(size_t{256} << 20, size_t{256} << 20)),
       decoded_(std::make_unique<DecodedReferences>(size_t{256} << 20)) {}
 
 Store::~Store() {
@@ -299,7 +300,9 @@ Status Store::write_outputs(int64_t run_id, const std::vector<TracedTensor>& ten
       IG_RETURN_IF_ERROR(
           n.bind(1, run_id).bind(2, t.value).bind(3, t.note).bind(4, t.covers).run());
     }
-    const Stats s = summarize(t.tensor);
+    // A tensor the coordinator spilled (results/trace_memory.h) is read back, one at a time.
+    IG_ASSIGN_OR_RETURN(const Tensor data, t.data());
+    const Stats s = summarize(data);
     o.reset();
     o.bind(1, run_id).bind(2, t.node_index).bind(3, t.value).bind(4, t.node).bind(5, t.op_type);
     o.bind(6, hash_hex(t.hash)).bind(7, dtype_name(t.dtype)).bind(8, shape_json(t.shape));
@@ -309,8 +312,8 @@ Status Store::write_outputs(int64_t run_id, const std::vector<TracedTensor>& ten
     bind_real_or_null(o, 12, s.mean);
     IG_RETURN_IF_ERROR(o.bind(13, s.nan).bind(14, s.inf).run());
     // Keyed by the hash the worker computed: the bytes are not hashed twice.
-    if (t.tensor.defined())
-      IG_RETURN_IF_ERROR(put_tensor(TensorKey{t.hash, t.dtype, t.shape}, t.tensor, &key, t.value));
+    if (data.defined())
+      IG_RETURN_IF_ERROR(put_tensor(TensorKey{t.hash, t.dtype, t.shape}, data, &key, t.value));
   }
   return Status::Ok();
 }

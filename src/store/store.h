@@ -211,6 +211,11 @@ class Store {
 
   sqlite3* db() const { return db_; }
 
+  // Bounds the tensors this Store holds in memory to `bytes` each: the references it XORs new
+  // tensors against (one dropped is read back from the store when needed: what is written does
+  // not depend on the bound) and the decoded references its reads share. Default 256 MiB.
+  void set_memory_budget(uint64_t bytes);
+
  private:
   Store();
   Status exec(const std::string& sql) const;
@@ -220,6 +225,8 @@ class Store {
   Status put_tensor(const TensorKey& key, const Tensor& t, const RunKey* run = nullptr,
                     const std::string& value = "");
   Expected<std::string> tensor_blob(const TensorKey& key) const;
+  // A reference's tensor: from memory, else read back from the store.
+  Expected<Tensor> reference_tensor(const TensorKey& key);
   Expected<Tensor> tensor_at_depth(const TensorKey& key, int depth) const;
   // Whether `schema` ("main" or an attached "src") has the table.
   Expected<bool> has_table(const std::string& name, const std::string& schema = "main") const;

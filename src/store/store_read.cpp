@@ -69,15 +69,35 @@ Status Store::put_tensor(const TensorKey& key, const Tensor& t, const RunKey* ru
   if (ref && (ref->key.shape != key.shape || (oracle && !ref->oracle) ||
               (ref->key.dtype != key.dtype && !(is_float(ref->key.dtype) && is_float(key.dtype)))))
     ref = nullptr;
-  IG_ASSIGN_OR_RETURN(std::string blob, encode_tensor_blob(t, ref ? &ref->tensor : nullptr,
+  Tensor ref_tensor;
+  if (ref) {
+    IG_ASSIGN_OR_RETURN(ref_tensor, reference_tensor(ref->key));
+  }
+  IG_ASSIGN_OR_RETURN(std::string blob, encode_tensor_blob(t, ref ? &ref_tensor : nullptr,
                                                            ref ? &ref->key : nullptr));
   sql::Stmt ins(db_,
                 "INSERT INTO tensors(hash, dtype, shape, nbytes, data) VALUES(?, ?, ?, ?, ?) "
                 "ON CONFLICT(hash, dtype, shape) DO UPDATE SET data = excluded.data");
   ins.bind(1, hash).bind(2, dtype).bind(3, shape).bind(4, static_cast<int64_t>(t.nbytes()));
   IG_RETURN_IF_ERROR(ins.bind_blob(5, blob.data(), blob.size()).run());
-  if (!ref && !id.empty()) references_->offer(id, {key, t, oracle});
+  if (!ref && !id.empty()) {
+    references_->offer(id, {key, oracle});
+    references_->tensors().put(key, t);
+  }
   return Status::Ok();
+}
+
+Expected<Tensor> Store::reference_tensor(const TensorKey& key) {
+  if (const Tensor* t = references_->tensors().find(key)) return *t;
+  // Dropped under the memory budget: read back (plain, and visible inside this transaction).
+  IG_ASSIGN_OR_RETURN(Tensor t, tensor(key));
+  references_->tensors().put(key, t);
+  return t;
+}
+
+void Store::set_memory_budget(uint64_t bytes) {
+  references_->tensors().set_budget(bytes);
+  decoded_->set_budget(bytes);
 }
 
 namespace {

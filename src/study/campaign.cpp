@@ -65,9 +65,12 @@ Expected<std::map<std::string, Tensor>> stored_feeds(const Store& store, const S
 
 Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool,
                                     const std::vector<int64_t>& runs,
-                                    const std::function<void(int64_t done)>& progress) {
+                                    const std::function<void(int64_t done)>& progress,
+                                    uint64_t trace_budget_bytes) {
   TraceSummary s;
   if (runs.empty()) return s;
+  TraceMemory memory(trace_budget_bytes, fs::absolute(store.path()).parent_path().string());
+  store.set_memory_budget(trace_budget_bytes);
   IG_ASSIGN_OR_RETURN(auto models, store.models());
   IG_ASSIGN_OR_RETURN(auto inputs, store.inputs());
   std::map<std::string, std::string> path;
@@ -84,7 +87,8 @@ Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool,
     req.model_path = path[run.key.model];
     IG_ASSIGN_OR_RETURN(req.inputs, stored_feeds(store, *input[run.key.input]));
     req.capture.all_layers = true;
-    RunResult r = pool.run(req);
+    req.trace_budget_bytes = trace_budget_bytes;
+    RunResult r = pool.run(req, &memory);
     IG_ASSIGN_OR_RETURN(auto stored, store.outputs(id));
     // The layers explain the stored outputs only if the rerun reproduces them bit for bit.
     bool same = r.verdict == Verdict::kOk;

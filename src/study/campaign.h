@@ -21,9 +21,11 @@ Expected<std::vector<std::string>> campaign_models(const std::vector<std::string
 struct TraceSummary {
   int64_t traced = 0, changed = 0;  // changed: the rerun's outputs differ (nondeterministic)
 };
-// Reruns the stored runs with every layer and adds those layers to them (Store::add_trace).
+// Reruns the stored runs with every layer and adds those layers to them (Store::add_trace),
+// holding at most `trace_budget_bytes` of a run's traced tensors in memory (the rest spilled).
 Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool,
                                     const std::vector<int64_t>& runs,
-                                    const std::function<void(int64_t done)>& progress);
+                                    const std::function<void(int64_t done)>& progress,
+                                    uint64_t trace_budget_bytes = kDefaultTraceBudgetBytes);
 
 }  // namespace ig

@@ -294,6 +294,9 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
   // the queue, the progress counters and the next job index; only the writer touches the store
   // while jobs run.
   IG_ASSIGN_OR_RETURN(const std::set<RunKey> stored, store.run_keys(host.id));
+  // Traced tensors past the budget wait for the writer in a file beside the store, not in memory.
+  TraceMemory memory(options.trace_budget_bytes, fs::absolute(store.path()).parent_path().string());
+  store.set_memory_budget(options.trace_budget_bytes);
   struct Finished {
     RunKey key;
     RunResult result;
@@ -310,7 +313,7 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
   size_t next = 0;
   int running = std::max(1, options.jobs);
   Status failed;
-  auto result_bytes = [](const RunResult& r) {
+  auto result_bytes = [](const RunResult& r) {  // in memory: a spilled tensor is undefined
     size_t n = 0;
     for (const auto* list : {&r.outputs, &r.trace})
       for (const auto& t : *list) n += t.tensor.defined() ? t.tensor.nbytes() : 0;
@@ -382,9 +385,11 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
       req.capture.all_layers = options.all_layers;
       req.timeout_seconds = options.timeout_seconds;
       req.max_memory_bytes = options.max_memory_bytes;
+      req.trace_budget_bytes = options.trace_budget_bytes;
       req.input_flags = job.input->flags;
       const auto t_job = Clock::now();
-      RunResult result = pool.run(req);
+      // Its tensors count against `memory` until the writer has stored the run and dropped it.
+      RunResult result = pool.run(req, &memory);
       const double round_trip = std::chrono::duration<double>(Clock::now() - t_job).count();
       const size_t bytes = result_bytes(result);
       lock.lock();
@@ -411,6 +416,9 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
   IG_RETURN_IF_ERROR(failed);
   summary.executed = pr.executed;
   summary.skipped = pr.skipped;
+  summary.trace_peak_held = memory.peak_held_bytes();
+  summary.trace_spilled = memory.spilled_total();
+  summary.worker_peak_rss = pool.peak_rss();
   return summary;
 }
 

@@ -11,6 +11,7 @@
 #include "inputs/inputs.h"
 #include "model/graph.h"
 #include "model/onnx_model.h"
+#include "results/trace_memory.h"
 #include "store/store.h"
 #include "worker/worker_pool.h"
 
@@ -39,6 +40,10 @@ struct StudyOptions {
       model_inputs;
   double timeout_seconds = 300;   // per run; the worker is killed past it (verdict "timeout")
   uint64_t max_memory_bytes = 0;  // model/limits.h; 0: default_memory_budget()
+  // The traced tensor bytes the coordinator holds in memory (runs being received and queued for
+  // the store; the store's and the analyses' caches each); past it, traces spill to a temporary
+  // file beside the store (results/trace_memory.h). The store's contents do not depend on it.
+  uint64_t trace_budget_bytes = kDefaultTraceBudgetBytes;
   // --shape NAME=DIMS and --dim SYMBOL=SIZE (inputs/inputs.h), applied to every model they fit;
   // one that fits no model is an error.
   std::vector<std::string> shapes, dims;
@@ -67,6 +72,10 @@ struct StudySummary {
   struct Costs {
     double load = 0, run = 0, transfer = 0, store = 0;
   } costs;
+  // Traced tensor bytes: the most held in memory at once, and all those spilled to the file.
+  uint64_t trace_peak_held = 0, trace_spilled = 0;
+  // Peak resident set (VmHWM) of each platform's workers, the largest seen (WorkerPool::peak_rss).
+  std::map<std::string, uint64_t> worker_peak_rss;
 };
 
 struct ModelEntry {

@@ -25,6 +25,9 @@ struct RunRequest {
   double timeout_seconds = 300;
   // Memory budget for the model's declared sizes and each tensor; 0: default_memory_budget().
   uint64_t max_memory_bytes = 0;
+  // The coordinator's bound on traced tensor bytes it holds (results/trace_memory.h); sent so a
+  // backend may bound its own trace too (core/process_memory.h keeps it for the worker). 0: none.
+  uint64_t trace_budget_bytes = 0;
   // Only say what the platform cannot run (the nodes it refuses, then what its library refuses
   // when it loads the model), without running anything: verdict ok or unsupported, no outputs.
   bool support_only = false;

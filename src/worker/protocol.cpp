@@ -209,6 +209,7 @@ std::string encode_request(const RunRequest& req) {
   w.f64(req.timeout_seconds);
   w.u64(req.max_memory_bytes);
   w.u32(req.support_only ? 1 : 0);
+  w.u64(req.trace_budget_bytes);
   return w.take();
 }
 
@@ -230,6 +231,7 @@ Expected<RunRequest> decode_request(const std::string& payload) {
   IG_ASSIGN_OR_RETURN(req.max_memory_bytes, r.u64());
   IG_ASSIGN_OR_RETURN(uint32_t support_only, r.u32());
   req.support_only = support_only != 0;
+  IG_ASSIGN_OR_RETURN(req.trace_budget_bytes, r.u64());
   return req;
 }
 
@@ -316,7 +318,8 @@ Expected<RunResult> decode_result(const std::string& payload,
     if (how == kOutputInTrace) {
       IG_ASSIGN_OR_RETURN(std::string value, r.str());
       auto it = index.find(value);
-      if (it == index.end() || !streamed[it->second].tensor.defined())
+      // A coordinator over its trace budget may have moved the traced bytes to its spill file.
+      if (it == index.end() || !streamed[it->second].has_data())
         return io_error("worker message names graph output '{}', which it never traced", value);
       res.outputs.push_back(streamed[it->second]);
     } else if (how == kOutputInline) {

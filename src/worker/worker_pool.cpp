@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
 
+#include "core/process_memory.h"
 #include "platform/spec.h"
 #include "worker/worker_process.h"
 
@@ -29,6 +31,15 @@ struct WorkerPool::Impl {
   WorkerPoolOptions options;
   mutable std::mutex mu;
   std::map<std::string, std::shared_ptr<Slot>> slots;  // by canonical spec
+  std::map<std::string, uint64_t> peak_rss;            // guarded by `mu`
+
+  // Reads a live worker's peak memory before it goes; the slot's mutex is held.
+  void note_peak(const Slot& s, const std::string& spec) {
+    if (!s.process || !s.process->alive()) return;
+    const uint64_t bytes = peak_rss_bytes(s.process->pid());
+    std::lock_guard lock(mu);
+    peak_rss[spec] = std::max(peak_rss[spec], bytes);
+  }
 
   std::shared_ptr<Slot> slot(const std::string& spec) {
     std::lock_guard lock(mu);
@@ -80,11 +91,16 @@ void WorkerPool::restart(const std::string& platform) {
   if (!spec.ok()) return;
   auto s = impl_->slot(spec->to_string());
   std::lock_guard lock(s->mu);
+  impl_->note_peak(*s, spec->to_string());
   s->process.reset();  // the destructor kills and reaps the worker
 }
 
-RunResult WorkerPool::run(const RunRequest& request) {
-  if (!impl_->options.isolate) return run_in_process(request);
+RunResult WorkerPool::run(const RunRequest& request, TraceMemory* memory) {
+  if (!impl_->options.isolate) {
+    RunResult in_process = run_in_process(request);
+    if (memory) (void)memory->hold(in_process);  // a failed spill keeps tensors in memory
+    return in_process;
+  }
   RunResult result;
   result.repro = repro_command(request);
   auto spec = parse_platform_spec(request.platform);
@@ -104,8 +120,9 @@ RunResult WorkerPool::run(const RunRequest& request) {
   }
   RunRequest job = request;
   job.platform = name;
-  result = s->process->run(job);
+  result = s->process->run(job, memory);
   result.repro = repro_command(request);
+  impl_->note_peak(*s, name);
   // A crashed or killed worker is gone; the next job on this platform starts a fresh one.
   if (!s->process->alive()) s->process.reset();
   return result;
@@ -123,6 +140,11 @@ int WorkerPool::worker_pid(const std::string& platform) const {
   }
   std::lock_guard lock(s->mu);
   return s->process && s->process->alive() ? s->process->pid() : -1;
+}
+
+std::map<std::string, uint64_t> WorkerPool::peak_rss() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->peak_rss;
 }
 
 std::string self_executable() {

@@ -3,9 +3,11 @@
 // SIGSEGV, abort or hang in a backend becomes a verdict for that run instead of ending the study.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
+#include "results/trace_memory.h"
 #include "worker/job.h"
 
 namespace ig {
@@ -29,7 +31,8 @@ class WorkerPool {
 
   // Runs one job on the worker for request.platform; never throws. Crashes and timeouts come back
   // as verdicts "crash" (reason names the signal) and "timeout", with a repro command.
-  RunResult run(const RunRequest& request);
+  // With `memory`, the run's traced tensors are held against its budget as they arrive.
+  RunResult run(const RunRequest& request, TraceMemory* memory = nullptr);
 
   // Starts the platform's worker if it is not running and returns whether it could build its
   // backend: an unknown backend or bad option is kInvalidArgument with the backend's message, a
@@ -42,6 +45,9 @@ class WorkerPool {
 
   // Process ids of running workers, by canonical spec (for tests that check reuse and restarts).
   int worker_pid(const std::string& platform) const;
+  // The largest peak resident set (VmHWM) seen of each platform's workers, read after each job
+  // and before a restart (a worker that crashed or was killed is not read), by canonical spec.
+  std::map<std::string, uint64_t> peak_rss() const;
   const std::string& worker_executable() const;
 
  private:

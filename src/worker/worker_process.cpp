@@ -173,7 +173,7 @@ std::string WorkerProcess::reap_and_describe(const std::string& when) {
   return what;
 }
 
-RunResult WorkerProcess::run(const RunRequest& request) {
+RunResult WorkerProcess::run(const RunRequest& request, TraceMemory* memory) {
   RunResult result;
   result.repro = repro_command(request);
   const double t0 = now_seconds();
@@ -210,6 +210,8 @@ RunResult WorkerProcess::run(const RunRequest& request) {
     if (frame.type == wire::MsgType::kTrace) {
       auto t = wire::decode_traced(frame.payload);
       if (!t.ok()) break;
+      // A spill that fails keeps the tensor in memory: the run is not lost for it.
+      if (memory) (void)memory->hold(*t);
       result.trace.push_back(std::move(*t));
       continue;
     }
@@ -217,6 +219,7 @@ RunResult WorkerProcess::run(const RunRequest& request) {
     auto done = wire::decode_result(frame.payload, result.trace);
     if (!done.ok()) break;
     done->trace = std::move(result.trace);
+    if (memory) (void)memory->hold(*done);  // the outputs sent inline
     return std::move(*done);
   }
   kill_and_reap();

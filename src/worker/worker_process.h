@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "results/trace_memory.h"
 #include "worker/job.h"
 #include "worker/protocol.h"
 
@@ -22,8 +23,9 @@ class WorkerProcess {
   // missing library), or kInternal when the worker died or hung while starting (then `died`).
   Status start(double timeout_seconds, bool* died);
   // Runs one job. A death mid-job is verdict "crash" and a missed deadline "timeout" (the worker
-  // is killed); both keep the trace streamed so far. After either, alive() is false.
-  RunResult run(const RunRequest& request);
+  // is killed); both keep the trace streamed so far. After either, alive() is false. With
+  // `memory`, each traced tensor is held against its budget as it arrives (spilled past it).
+  RunResult run(const RunRequest& request, TraceMemory* memory = nullptr);
   bool alive() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
 

@@ -32,11 +32,13 @@ Status run_and_trace(Store& store, WorkerPool& pool, const CampaignPlan& plan,
     o.oracle = out.runs.oracle;
     IG_ASSIGN_OR_RETURN(auto need, runs_needing_layers(store, o));
     const auto total = static_cast<int64_t>(need.size());
-    IG_ASSIGN_OR_RETURN(out.layers, trace_layers(store, pool, need, [&](int64_t done) {
-                          if (hooks.progress)
-                            hooks.progress({true, done, total, done, "per-layer rerun"});
-                        }));
+    auto progress = [&](int64_t done) {
+      if (hooks.progress) hooks.progress({true, done, total, done, "per-layer rerun"});
+    };
+    IG_ASSIGN_OR_RETURN(out.layers,
+                        trace_layers(store, pool, need, progress, plan.study.trace_budget_bytes));
   }
+  out.runs.worker_peak_rss = pool.peak_rss();  // the per-layer reruns' workers too
   out.layers_seconds = seconds_since(t_layers);
   return Status::Ok();
 }

@@ -13,7 +13,7 @@ namespace ig {
 
 namespace fs = std::filesystem;
 
-Status learn_store_facts(Store& store, const char* command) {
+Status learn_store_facts(Store& store, const char* command, uint64_t budget_bytes) {
   IG_ASSIGN_OR_RETURN(auto study, load_study(store));
   // Case by case: a case blocked by tensors an earlier study dropped does not keep the others
   // from being learned, and only one case's tensors are held in memory at a time.
@@ -23,7 +23,7 @@ Status learn_store_facts(Store& store, const char* command) {
   for (auto& c : cases) {
     study.cases.clear();
     study.cases.push_back(std::move(c));
-    TensorCache cache(study);
+    TensorCache cache(study, budget_bytes);
     Status learned = learn_tensor_facts(study, cache);
     if (learned.ok()) continue;
     // Runs added to a store that kept no inner tensors cannot be compared with the earlier ones
@@ -45,7 +45,7 @@ namespace {
 Expected<SelfCheckSummary> self_check_study(Store& store, WorkerPool& pool, const Catalog& catalog,
                                             const StudyOptions& options, const std::string& host) {
   IG_ASSIGN_OR_RETURN(auto study, load_study(store));
-  TensorCache cache(study);
+  TensorCache cache(study, options.trace_budget_bytes);
   IG_ASSIGN_OR_RETURN(auto requests, self_check_requests(study, cache, host));
   keep_tensor_facts(store, study, "study");
   if (requests.empty()) return SelfCheckSummary{};
@@ -56,12 +56,14 @@ Expected<SelfCheckSummary> self_check_study(Store& store, WorkerPool& pool, cons
 // What the study does after its runs are stored: learn facts, self-check, drop tensors.
 Status after_the_runs(Store& store, WorkerPool& pool, const Catalog& catalog, const StudyPlan& plan,
                       StudyOutcome& out) {
-  IG_RETURN_IF_ERROR(learn_store_facts(store, "study"));
+  const uint64_t budget = plan.options.trace_budget_bytes;
+  IG_RETURN_IF_ERROR(learn_store_facts(store, "study", budget));
   if (!out.summary.oracle.empty() && plan.options.all_layers && plan.self_check) {
     IG_ASSIGN_OR_RETURN(out.self_checks,
                         self_check_study(store, pool, catalog, plan.options, out.summary.host));
     // The verdicts compare the re-runs with the oracle: learned too, before tensors go.
-    if (out.self_checks->executed > 0) IG_RETURN_IF_ERROR(learn_store_facts(store, "study"));
+    if (out.self_checks->executed > 0)
+      IG_RETURN_IF_ERROR(learn_store_facts(store, "study", budget));
   }
   if (plan.keep_no_tensors) {
     IG_ASSIGN_OR_RETURN(out.dropped, store.drop_inner_tensors());
@@ -103,6 +105,7 @@ Expected<StudyOutcome> run_study_steps(Store& store, StudyPlan plan, const Study
   out.summary = std::move(*summary);
   // The runs are results even when a later step fails: pushed all the same, then reported.
   const Status after = after_the_runs(store, pool, catalog, plan, out);
+  out.summary.worker_peak_rss = pool.peak_rss();  // the self-check's workers too
   if (Status st = store.push_to_remote(); !st.ok()) {
     if (!after.ok() && hooks.error) hooks.error(after.message());
     return st;

@@ -44,7 +44,9 @@ Expected<StudyOutcome> run_study_steps(Store& store, StudyPlan plan, const Study
 
 // Learns the tensor facts (analysis/learn_facts.h) of every case of the store and keeps them in
 // it, case by case so that one case's tensors are held at a time; `command` names the caller in
-// the note about cases whose inner tensors an earlier study dropped.
-Status learn_store_facts(Store& store, const char* command);
+// the note about cases whose inner tensors an earlier study dropped. At most `budget_bytes` of
+// tensors are cached (analysis/study_data.h TensorCache); the facts do not depend on it.
+Status learn_store_facts(Store& store, const char* command,
+                         uint64_t budget_bytes = kDefaultTraceBudgetBytes);
 
 }  // namespace ig

@@ -177,16 +177,16 @@ TEST(TensorBlob, CorruptOrUnknownBlobsAreErrors) {
 }
 
 TEST(ReferenceIndex, OnlyCommittedReferencesCountAndOldOnesAreDropped) {
-  ReferenceIndex index(3 * 1024 * sizeof(float));
+  ReferenceIndex index(3 * 1024 * sizeof(float), 1024 * sizeof(float));
   const Tensor t = ramp(DType::kFloat32, 1024, 0);
-  index.offer("a", {TensorKey::of(t), t, false});
+  index.offer("a", {TensorKey::of(t), false});
   EXPECT_NE(index.find("a"), nullptr);  // visible inside its transaction
   index.rollback();
   EXPECT_EQ(index.find("a"), nullptr);
-  for (const char* id : {"a", "b", "c"}) index.offer(id, {TensorKey::of(t), t, false});
+  for (const char* id : {"a", "b", "c"}) index.offer(id, {TensorKey::of(t), false});
   index.commit();
   EXPECT_NE(index.find("a"), nullptr);  // "a" is now the most recent
-  index.offer("d", {TensorKey::of(t), t, false});
+  index.offer("d", {TensorKey::of(t), false});
   index.commit();
   EXPECT_EQ(index.find("b"), nullptr);  // least recently used, dropped past the budget
   EXPECT_NE(index.find("a"), nullptr);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "results/trace_memory.h"
 #include "tensor/hash.h"
 
 namespace ig {
@@ -47,6 +48,41 @@ TEST(Protocol, GraphOutputCarriedByTheTraceIsSentOnce) {
     EXPECT_EQ(back->outputs[0].hash, trace[0].hash);
     EXPECT_TRUE(back->outputs[0].tensor.bitwise_equal(trace[0].tensor));
   }
+}
+
+TEST(Protocol, RequestCarriesItsLimitsAndTraceBudget) {
+  RunRequest req;
+  req.platform = "ref";
+  req.model_path = "m.onnx";
+  req.max_memory_bytes = 12345;
+  req.trace_budget_bytes = 65536;
+  req.support_only = true;
+  auto back = wire::decode_request(wire::encode_request(req));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->max_memory_bytes, 12345u);
+  EXPECT_EQ(back->trace_budget_bytes, 65536u);
+  EXPECT_TRUE(back->support_only);
+}
+
+// A coordinator over its trace budget spilled the traced value: the output naming it still
+// resolves, to the spilled bytes.
+TEST(Protocol, GraphOutputNamingASpilledTraceResolves) {
+  std::vector<float> big(4096, 2.5f);
+  std::vector<TracedTensor> trace = {traced("y", "relu", big)};
+  const Tensor original = trace[0].tensor;
+  RunResult r;
+  r.verdict = Verdict::kOk;
+  r.outputs = {trace[0]};
+  const std::string payload = wire::encode_result(r, streamed_of(trace));
+  TraceMemory memory(16, "");
+  ASSERT_TRUE(memory.hold(trace[0]).ok());
+  ASSERT_TRUE(trace[0].spilled());
+  auto back = wire::decode_result(payload, trace);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->outputs.size(), 1u);
+  auto data = back->outputs[0].data();
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_TRUE(data->bitwise_equal(original));
 }
 
 TEST(Protocol, GraphOutputThatDiffersFromTheTracedValueTravelsWhole) {
