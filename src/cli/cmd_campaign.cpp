@@ -1,6 +1,6 @@
 // infergap campaign --models DIR|FILE... -p SPEC... [--preset P] --store DB [--shard I/N]
 //   [--jobs J] [--oracle SPEC] [--seed S] [--shape NAME=DIMS]... [--dim SYMBOL=SIZE]...
-//   [--layers outputs|all] [--rtol R] [--atol A] [--json]
+//   [--layers outputs|all] [--rtol R] [--atol A] [--trace-budget SIZE] [--json]
 // Runs every variant on every platform and the oracle (a study with one input set per variant:
 // the inputs the variant carries, else seeded random data), locates the divergences it must
 // explain by rerunning those runs with every layer, and prints the campaign analysis.
@@ -13,6 +13,8 @@
 #include "cli/commands.h"
 #include "cli/fleet_plan.h"
 #include "cli/input_options.h"
+#include "cli/limit_options.h"
+#include "cli/peak_memory.h"
 #include "cli/progress.h"
 #include "inputs/variant_inputs.h"
 #include "store/pg_store.h"
@@ -56,6 +58,8 @@ nlohmann::json campaign_outcome_json(const std::string& store, const std::string
                      {"per_run_ms", per_run_ms(o.runs)}}},
                    {"analysis", o.analysis}};
   if (!o.report.empty()) j["report"] = o.report;
+  j["peak_rss"] = peak_rss_json(o.runs);
+  j["trace_memory"] = trace_memory_json(o.runs);
   return j;
 }
 
@@ -68,6 +72,7 @@ struct CampaignArgs {
   uint64_t seed = 0;
   CampaignAnalysisOptions analysis;
   PlanArgs plan;
+  TraceBudgetArg trace_budget;
   bool json = false, no_report = false;
 };
 
@@ -99,6 +104,7 @@ void add_campaign_options(CLI::App* cmd, CampaignArgs& a) {
       ->capture_default_str();
   cmd->add_option("--atol", a.analysis.atol, "Absolute tolerance against the oracle")
       ->capture_default_str();
+  add_trace_budget_option(cmd, &a.trace_budget);
   cmd->add_flag("--json", a.json, "Print counts and the analysis as JSON");
   cmd->add_flag("--no-report", a.no_report,
                 "Do not write the HTML report (default: report.html next to the store)");
@@ -124,6 +130,7 @@ StudyOptions study_options(const CampaignArgs& a, std::vector<std::string> model
   opt.jobs =
       a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   opt.model_inputs = variant_input_specs;
+  opt.trace_budget_bytes = a.trace_budget.bytes();
   return opt;
 }
 
@@ -168,6 +175,7 @@ Status run_campaign(const CampaignArgs& a) {
         redact_url(a.store).c_str(), models.size(), static_cast<long long>(outcome.runs.executed),
         static_cast<long long>(outcome.runs.skipped),
         static_cast<long long>(outcome.layers.traced));
+    std::printf("%s\n", peak_memory_text(outcome.runs).c_str());
     print_campaign_tables(outcome.analysis);
   }
   return Status::Ok();

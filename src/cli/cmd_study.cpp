@@ -1,8 +1,8 @@
 // infergap study --model M... -p SPEC... --store DB [--input NAME=SPEC...] [--shape NAME=DIMS...]
 //   [--dim SYMBOL=SIZE...] [--inputs N]
 //   [--seed S] [--oracle SPEC] [--repeat N] [--layers all|outputs] [--timeout S]
-//   [--max-memory SIZE] [--keep-tensors classes|none] [--no-report] [--no-self-check] [--json]
-//   (writes <store dir>/report.html at the end unless --no-report)
+//   [--max-memory SIZE] [--trace-budget SIZE] [--keep-tensors classes|none] [--no-report]
+//   [--no-self-check] [--json] (writes <store dir>/report.html at the end unless --no-report)
 // infergap merge A.db B.db ... -o C.db [--json]
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +12,7 @@
 #include "cli/fleet_plan.h"
 #include "cli/input_options.h"
 #include "cli/limit_options.h"
+#include "cli/peak_memory.h"
 #include "cli/progress.h"
 #include "store/pg_store.h"
 #include "study/study.h"
@@ -38,6 +39,8 @@ nlohmann::json study_outcome_json(const std::string& store, const StudyOutcome& 
   if (o.dropped)
     j["tensors_dropped"] = {{"tensors", o.dropped->tensors}, {"bytes", o.dropped->bytes}};
   if (!o.report.empty()) j["report"] = o.report;
+  j["peak_rss"] = peak_rss_json(s);
+  j["trace_memory"] = trace_memory_json(s);
   return j;
 }
 
@@ -53,6 +56,7 @@ void print_study_outcome(const std::string& store, const StudyOutcome& o) {
                 static_cast<long long>(o.self_checks->skipped));
   for (const auto& [v, n] : s.verdicts)
     std::printf("  %-12s %lld\n", v.c_str(), static_cast<long long>(n));
+  std::printf("%s\n", peak_memory_text(s).c_str());
 }
 
 struct StudyArgs {
@@ -64,6 +68,7 @@ struct StudyArgs {
   std::string shard = "0/1";
   PlanArgs plan;
   LimitArgs limits;
+  TraceBudgetArg trace_budget;
   bool json = false, no_report = false, no_self_check = false;
   std::string keep_tensors = "classes";
 };
@@ -135,6 +140,7 @@ Expected<StudyPlan> study_plan(const StudyArgs& a) {
     return invalid_argument("--shard '{}': expected I/N", a.shard);
   opt.timeout_seconds = a.limits.timeout;
   opt.max_memory_bytes = a.limits.max_memory_bytes();
+  opt.trace_budget_bytes = a.trace_budget.bytes();
   opt.all_layers = a.layers == "all";
   opt.oracle = a.oracle == "default" ? default_oracle() : a.oracle == "none" ? "" : a.oracle;
   return StudyPlan{opt,         a.store, a.presets, !a.no_self_check, a.keep_tensors == "none",
@@ -182,6 +188,7 @@ void add_study_command(CLI::App& app, int& exit_code) {
   add_study_run_options(cmd, *args);
   add_study_store_options(cmd, *args);
   add_limit_options(cmd, &args->limits);
+  add_trace_budget_option(cmd, &args->trace_budget);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->callback([args, &exit_code] {
     if (register_fleet_plan("study", args->store, args->plan, args->json, exit_code,

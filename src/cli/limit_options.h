@@ -1,4 +1,5 @@
-// --max-memory and --timeout, shared by the commands that run models (run, study, campaign).
+// --max-memory and --timeout, shared by the commands that run models (run, study, campaign), and
+// --trace-budget (study, campaign).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -29,6 +30,26 @@ inline void add_limit_options(CLI::App* cmd, LimitArgs* args) {
   cmd->add_option("--timeout", args->timeout,
                   "Seconds a run may take before its worker is killed (verdict timeout)")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+// --trace-budget, for the commands that run studies (study, campaign).
+struct TraceBudgetArg {
+  std::string text = "256M";
+  uint64_t bytes() const { return parse_byte_size(text).value(); }  // once parsed
+};
+
+inline void add_trace_budget_option(CLI::App* cmd, TraceBudgetArg* arg) {
+  cmd->add_option("--trace-budget", arg->text,
+                  "Traced tensor bytes the coordinator holds in memory, e.g. 64M: of the runs "
+                  "being received and waiting for the store (the rest wait in an unlinked "
+                  "temporary file beside the store), and in each tensor cache of the store and "
+                  "of the facts learned afterwards. The store's contents do not depend on it")
+      ->check([](const std::string& text) -> std::string {
+        auto bytes = parse_byte_size(text);
+        if (!bytes.ok()) return bytes.status().message();
+        return *bytes > 0 ? "" : "--trace-budget must be above 0";
+      })
       ->capture_default_str();
 }
 
