@@ -166,6 +166,7 @@ Expected<StudyOutcome> run_with_progress(Store& store, const StudyPlan& plan, bo
 
 Status run_study(const StudyArgs& a, int& exit_code) {
   IG_ASSIGN_OR_RETURN(const StudyPlan plan, study_plan(a));
+  return_freed_tensors_to_the_system();  // so the peak memory follows --trace-budget
   IG_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store, Store::open(a.store));
   IG_ASSIGN_OR_RETURN(const StudyOutcome outcome, run_with_progress(*store, plan, a.json));
   // Built in both modes: it also tells stderr which open dims were left at their default.

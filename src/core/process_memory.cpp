@@ -1,5 +1,7 @@
 #include "core/process_memory.h"
 
+#include <malloc.h>
+
 #include <atomic>
 #include <charconv>
 #include <fstream>
@@ -24,6 +26,14 @@ uint64_t peak_rss_bytes(int pid) {
     return kb * 1024;
   }
   return 0;
+}
+
+void return_freed_tensors_to_the_system() {
+#ifdef M_MMAP_THRESHOLD
+  // Setting it also stops the raise: blocks of 256 KiB and more are mapped alone, unmapped when
+  // freed.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
 }
 
 void set_trace_budget_bytes(uint64_t bytes) { g_trace_budget_bytes = bytes; }
