@@ -57,6 +57,12 @@ async function handle(req, body) {
       graphOptimizationLevel: req.opt, intraOpNumThreads: req.threads, interOpNumThreads: 1,
       executionMode: 'sequential', executionProviders: ['cpu'],
     };
+    // The graph ORT runs, after its optimizations, saved for the executed-graph capture. ORT warns
+    // that an NCHWc graph only runs on this CPU: it is read back here, on this CPU.
+    if (req.optimized) {
+      options.optimizedModelFilePath = req.optimized;
+      options.logSeverityLevel = 3;
+    }
     const session = await ort.InferenceSession.create(req.model, options);
     sessions.set(req.key, session);
     return [{ inputs: session.inputNames, outputs: session.outputNames }, []];

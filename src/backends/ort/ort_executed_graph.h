@@ -1,0 +1,34 @@
+// ORT's executed graph: the model as ONNX Runtime optimized it (fusions such as FusedConv,
+// QDQ -> QLinearConv, the NCHWc layout of opt=all), read back from the file its session saved and
+// mapped onto the original model's nodes, so that a trace shows the values the optimized run
+// computed instead of those of an unfused copy.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace ig {
+
+struct ExecutedPlan {
+  // Per original main-graph node, per output: the exposed graph output holding the value the
+  // optimized run computed, or "" when the optimized graph has no such value (fused away).
+  std::vector<std::vector<std::string>> fetch_of;
+  // Per original node: the fused group it closes (covers) and what ORT ran for it (note).
+  std::vector<NodeReport> reports;
+  std::vector<std::string> fetch;  // every exposed name, in the order to fetch
+  size_t nchwc_values = 0;         // values recovered from the blocked NCHWc layout
+};
+
+// Maps `optimized` (the model ORT's session saved after optimizing `original`) onto `original`
+// and makes each recovered value a graph output of `optimized`: a value under its original name
+// as it is, an NCHWc value (renamed by ORT) through an added ReorderOutput node into NCHW. A
+// node matches only where the match is unambiguous; the others stay unmapped (fused away).
+Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelProto& optimized);
+
+}  // namespace ig

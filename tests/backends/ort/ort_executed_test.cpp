@@ -1,0 +1,146 @@
+// The ort backend's per-layer capture from the graph ORT executes (ort_executed_graph.h): on a
+// model where ORT fuses (Conv+BN+Relu, QDQ -> QLinearConv, MatMul+Add -> Gemm), every level's
+// traced run keeps the plain run's output bits, and each traced value is the one the optimized
+// run computed, named with the fused group it closes. Skips where node.js or onnxruntime-node is
+// missing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "../../support/onnx_builder.h"
+#include "inputs/random_input.h"
+#include "model/onnx_model.h"
+#include "synth/graph_builder.h"
+#include "worker/worker_pool.h"
+
+namespace ig {
+namespace {
+
+using testing::TempDir;
+
+// Conv+BN+Relu, then a QDQ convolution (uint8 activations, int8 weights), then pooling and a
+// MatMul+Add classifier.
+onnx::ModelProto fusing_model() {
+  GraphBuilder b("fusing", DType::kFloat32, 7, WeightInit{});
+  const std::string x = b.input("x", {16, 12, 12});
+  const std::string r =
+      b.activation(b.batch_norm(b.conv(x, 16, 32, 3, 1, 1), 32), Activation::kRelu);
+  const std::string xs = b.scalar("x_scale", 0.05);
+  const std::string xz = b.constant("x_zero", Tensor::from_vector<uint8_t>({128}, {}));
+  const std::string q = b.node("QuantizeLinear", {r, xs, xz}, "q_in");
+  const std::string dq = b.node("DequantizeLinear", {q, xs, xz}, "dq_in");
+  std::vector<int8_t> w(32 * 32 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>((i * 37 % 101) - 50);
+  const std::string wq = b.constant("w_q", Tensor::from_vector<int8_t>(w, {32, 32, 3, 3}));
+  const std::string ws = b.scalar("w_scale", 0.004);
+  const std::string wz = b.constant("w_zero", Tensor::from_vector<int8_t>({0}, {}));
+  const std::string dqw = b.node("DequantizeLinear", {wq, ws, wz}, "dq_w");
+  const std::string c2 =
+      b.node("Conv", {dq, dqw}, "qconv", {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  const std::string ys = b.scalar("y_scale", 0.1);
+  const std::string yz = b.constant("y_zero", Tensor::from_vector<uint8_t>({128}, {}));
+  const std::string q2 = b.node("QuantizeLinear", {c2, ys, yz}, "q_out");
+  const std::string dq2 = b.node("DequantizeLinear", {q2, ys, yz}, "dq_out");
+  const std::string y = b.linear(b.flatten(b.global_avg_pool(dq2)), 32, 10);
+  b.output(y, y, {10});
+  return b.finish();
+}
+
+class OrtExecutedTest : public ::testing::Test {
+ protected:
+  TempDir dir;
+  std::string model;
+  std::map<std::string, std::string> op_of;  // node name -> op type
+  WorkerPool pool{WorkerPoolOptions{.worker_executable = INFERGAP_WORKER}};
+
+  void SetUp() override {
+    Status st = pool.start("ort:opt=disabled");
+    if (st.code() == StatusCode::kUnsupported) GTEST_SKIP() << st.message();
+    ASSERT_TRUE(st.ok()) << st.to_string();
+    model = dir.file("fusing.onnx");
+    const onnx::ModelProto m = fusing_model();
+    for (const auto& n : m.graph().node()) op_of[n.name()] = n.op_type();
+    ASSERT_TRUE(save_model_proto(m, model).ok());
+  }
+  RunResult run(const std::string& platform, bool trace = true) {
+    RunRequest r;
+    r.platform = platform;
+    r.model_path = model;
+    r.inputs = {{"x", random_uniform_tensor(DType::kFloat32, {1, 16, 12, 12}, 3)}};
+    r.capture.all_layers = trace;
+    return pool.run(r);
+  }
+  // The op types a traced value's fused group covers, in order.
+  std::string covered_ops(const TracedTensor& t) const {
+    std::string ops;
+    size_t start = 0;
+    while (start < t.covers.size()) {
+      const size_t comma = std::min(t.covers.find(',', start), t.covers.size());
+      const auto it = op_of.find(t.covers.substr(start, comma - start));
+      ops += (ops.empty() ? "" : ",") + (it == op_of.end() ? "?" : it->second);
+      start = comma + 1;
+    }
+    return ops;
+  }
+};
+
+const TracedTensor* traced_by(const RunResult& r, const std::string& op_type) {
+  for (const auto& t : r.trace)
+    if (t.op_type == op_type) return &t;
+  return nullptr;
+}
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  double worst = 0;
+  auto x = a.values<float>();
+  auto y = b.values<float>();
+  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(double(x[i]) - y[i]));
+  return worst;
+}
+
+TEST_F(OrtExecutedTest, FusedGroupsAreTracedFromTheExecutedGraphWithThePlainOutputs) {
+  const RunResult eager = run("ort:opt=disabled");
+  ASSERT_EQ(eager.verdict, Verdict::kOk) << eager.reason;
+  for (const char* level : {"basic", "extended", "all"}) {
+    SCOPED_TRACE(level);
+    const std::string platform = std::string("ort:opt=") + level;
+    const RunResult traced = run(platform);
+    const RunResult plain = run(platform, false);
+    ASSERT_EQ(traced.verdict, Verdict::kOk) << traced.reason;
+    ASSERT_EQ(plain.verdict, Verdict::kOk) << plain.reason;
+    EXPECT_EQ(traced.outputs[0].hash, plain.outputs[0].hash);
+    for (const auto& t : traced.trace)
+      EXPECT_EQ(t.note.find("unfused copy"), std::string::npos) << t.value << ": " << t.note;
+    if (std::string(level) == "basic") continue;  // fuses BN into Conv only
+    // Conv+BN+Relu: one FusedConv (extended) or NCHWc Conv (all), traced at the Relu.
+    const TracedTensor* relu = traced_by(traced, "Relu");
+    ASSERT_NE(relu, nullptr);
+    EXPECT_EQ(covered_ops(*relu), "Conv,BatchNormalization,Relu");
+    EXPECT_NE(relu->note.find("Conv"), std::string::npos) << relu->note;
+    EXPECT_EQ(traced_by(traced, "Conv"), nullptr) << "the Conv's own output is fused away";
+    // The values are the executed graph's, in NCHW: close to the eager run's, not equal to them
+    // where ORT computed another way.
+    const TracedTensor* eager_relu = traced_by(eager, "Relu");
+    ASSERT_NE(eager_relu, nullptr);
+    EXPECT_EQ(relu->shape, eager_relu->shape);
+    EXPECT_LT(max_abs_diff(relu->tensor, eager_relu->tensor), 1e-3);
+    // DQ -> Conv -> Q runs as one QLinearConv, traced at the QuantizeLinear.
+    const TracedTensor* q_out = nullptr;
+    for (const auto& t : traced.trace)
+      if (t.node.rfind("q_out", 0) == 0) q_out = &t;
+    ASSERT_NE(q_out, nullptr);
+    EXPECT_NE(q_out->note.find("QLinearConv"), std::string::npos) << q_out->note;
+    // The weights' DequantizeLinear reads constants only: ORT folds it at load, no group has it.
+    EXPECT_EQ(covered_ops(*q_out), "DequantizeLinear,Conv,QuantizeLinear");
+    // MatMul + Add -> Gemm, traced at the Add (the graph output).
+    const TracedTensor* add = &traced.trace.back();
+    EXPECT_EQ(add->op_type, "Add");
+    EXPECT_EQ(covered_ops(*add), "MatMul,Add");
+    EXPECT_NE(add->note.find("Gemm"), std::string::npos) << add->note;
+    EXPECT_EQ(add->hash, traced.outputs[0].hash);
+  }
+}
+
+}  // namespace
+}  // namespace ig
