@@ -19,8 +19,17 @@ constexpr const char* kNchwSuffix = ".infergap_nchw";
 // A value of the optimized graph, read as a value of the original model.
 struct Mapped {
   std::string original;
-  bool blocked = false;  // NCHWc layout (channels in blocks of the CPU's vector width)
+  bool blocked = false;       // NCHWc layout (channels in blocks of the CPU's vector width)
+  std::vector<int64_t> perm;  // else, when not empty: Transpose(original, perm) (NHWC kernels)
 };
+
+// Ops that keep their input's layout: ORT runs them on NHWC values between QLinearConvs.
+bool keeps_layout(const std::string& op) {
+  static const std::set<std::string> ops = {
+      "DequantizeLinear", "QuantizeLinear", "Relu", "Clip",     "Add",      "Mul", "Sub",
+      "Sigmoid",          "Tanh",           "Cast", "Identity", "LeakyRelu"};
+  return ops.count(op) != 0;
+}
 
 struct OriginalIndex {
   explicit OriginalIndex(const Graph& graph) : g(graph) {
@@ -99,9 +108,15 @@ class Mapper {
       : ix_(original.graph), opt_(optimized.graph()) {
     for (const auto& t : opt_.initializer())
       weight_dims_[t.name()] = std::vector<int64_t>(t.dims().begin(), t.dims().end());
-    for (const auto& in : original.graph.inputs) mapped_[in.name] = {in.name, false};
+    for (const auto& in : original.graph.inputs) mapped_[in.name] = {in.name, false, {}};
     for (const auto& n : opt_.node())
       for (const auto& o : n.output()) produced_.insert(o);
+    std::set<std::string> repeated;
+    for (size_t i = 0; i < original.graph.nodes.size(); ++i) {
+      const std::string& name = original.graph.nodes[i].name;
+      if (!name.empty() && !node_named_.emplace(name, i).second) repeated.insert(name);
+    }
+    for (const auto& name : repeated) node_named_.erase(name);
   }
 
   void run() {
@@ -113,14 +128,19 @@ class Mapper {
  private:
   void map_node(const onnx::NodeProto& n) {
     bool blocked_in = false;
-    for (const auto& in : n.input())
-      if (auto it = mapped_.find(in); it != mapped_.end()) blocked_in |= it->second.blocked;
+    std::set<std::vector<int64_t>> perms_in;
+    for (const auto& in : n.input()) {
+      if (auto it = mapped_.find(in); it != mapped_.end()) {
+        blocked_in |= it->second.blocked;
+        perms_in.insert(it->second.perm);
+      }
+    }
     // A value under an original name is that value (ReorderOutput's output is NCHW).
     bool all_original = true;
     for (const auto& o : n.output()) {
       if (o.empty()) continue;
       if (auto p = ix_.producer.find(o); p != ix_.producer.end()) {
-        mapped_[o] = {o, false};
+        mapped_[o] = {o, false, {}};
         taken_.insert(p->second);
       } else {
         all_original = false;
@@ -130,12 +150,28 @@ class Mapper {
     const bool nchwc = n.domain() == kNchwc;
     if (nchwc && n.op_type() == "ReorderInput") {
       if (auto it = mapped_.find(n.input(0)); it != mapped_.end())
-        mapped_[n.output(0)] = {it->second.original, true};
+        mapped_[n.output(0)] = {it->second.original, true, {}};
       return;
     }
     if (nchwc && n.op_type() == "ReorderOutput") {
       if (auto it = mapped_.find(n.input(0)); it != mapped_.end())
-        mapped_[n.output(0)] = {it->second.original, false};
+        mapped_[n.output(0)] = {it->second.original, false, {}};
+      return;
+    }
+    if (n.domain().empty() && n.op_type() == "Transpose") {
+      map_transpose(n);
+      return;
+    }
+    // A value in a permuted layout: only through ops that keep it, and one layout at a time.
+    const std::vector<int64_t> perm =
+        perms_in.size() == 1 ? *perms_in.begin() : std::vector<int64_t>{};
+    const bool qlinear = n.op_type().rfind("QLinear", 0) == 0 &&
+                         (n.domain().empty() || n.domain() == "com.microsoft");
+    if (perms_in.size() > 1 || (!perm.empty() && !qlinear && !keeps_layout(n.op_type()))) return;
+    if (qlinear) {
+      auto end = match_qlinear(n, n.op_type().substr(7));
+      if (!end) end = match_by_node_name(n, true);
+      if (end) mapped_[n.output(0)] = {*end, false, perm};
       return;
     }
     const std::vector<std::string> bases =
@@ -144,7 +180,88 @@ class Mapper {
                                     : std::vector<std::string>{});
     if (bases.empty()) return;
     auto end = match_chain(n, bases);
-    if (end) mapped_[n.output(0)] = {*end, nchwc || blocked_in};
+    if (!end && !nchwc && !blocked_in) end = match_by_node_name(n, false);
+    if (end) mapped_[n.output(0)] = {*end, nchwc || blocked_in, perm};
+  }
+
+  // Transpose(v, p) of a mapped v: the same original value in a composed layout.
+  void map_transpose(const onnx::NodeProto& n) {
+    auto in = mapped_.find(n.input(0));
+    const auto* attr = find_attr(n, "perm");
+    if (in == mapped_.end() || in->second.blocked || !attr) return;
+    const std::vector<int64_t>& before = in->second.perm;
+    std::vector<int64_t> composed;
+    bool identity = true;
+    for (int i = 0; i < attr->ints_size(); ++i) {
+      const int64_t axis = attr->ints(i);
+      if (axis < 0 || axis >= attr->ints_size()) return;
+      composed.push_back(before.empty() ? axis : before.at(static_cast<size_t>(axis)));
+      identity &= composed.back() == i;
+    }
+    if (!before.empty() && before.size() != composed.size()) return;
+    mapped_[n.output(0)] = {in->second.original, false,
+                            identity ? std::vector<int64_t>{} : composed};
+  }
+
+  // A QLinear<X> node stands for DequantizeLinear -> X -> [Relu | Clip] -> QuantizeLinear, the
+  // first DequantizeLinear reading n's first input.
+  std::optional<std::string> match_qlinear(const onnx::NodeProto& n, const std::string& base) {
+    auto first = mapped_.find(n.input(0));
+    if (first == mapped_.end()) return {};
+    std::optional<std::pair<std::vector<size_t>, std::string>> match;
+    for (size_t d : consumers_of(first->second.original)) {
+      if (taken_.count(d) || ix_.g.nodes[d].op_type != "DequantizeLinear") continue;
+      for (size_t c : consumers_of(ix_.g.nodes[d].outputs[0])) {
+        const Node& x = ix_.g.nodes[c];
+        if (taken_.count(c) || x.op_type != base || !same_geometry(n, x)) continue;
+        std::vector<size_t> members{d};
+        auto end = quantized_tail(c, members);
+        if (!end) continue;
+        if (match) return {};  // two fit: leave it unmapped rather than guess
+        match.emplace(std::move(members), std::move(*end));
+      }
+    }
+    if (!match) return {};
+    for (size_t m : match->first) taken_.insert(m);
+    return match->second;
+  }
+
+  // From node c on: [Relu | Clip], then QuantizeLinear; the value that ends it.
+  std::optional<std::string> quantized_tail(size_t c, std::vector<size_t>& members) const {
+    members.push_back(c);
+    std::string end = ix_.g.nodes[c].outputs.at(0);
+    auto next = [&](const std::set<std::string>& ops) {
+      auto s = ix_.sole_consumer(end);
+      if (!s || produced(end) || taken_.count(*s) || !ops.count(ix_.g.nodes[*s].op_type))
+        return false;
+      members.push_back(*s);
+      end = ix_.g.nodes[*s].outputs[0];
+      return true;
+    };
+    next({"Relu", "Clip"});
+    if (!next({"QuantizeLinear"})) return {};
+    return end;
+  }
+
+  // ORT names the values of nodes it rebuilt (changing their layout) after the original node: a
+  // value named like an original node of its type (for QLinear<X>: of type X, then the Q) is
+  // that node's.
+  std::optional<std::string> match_by_node_name(const onnx::NodeProto& n, bool qlinear) {
+    auto it = node_named_.find(n.output(0));
+    if (it == node_named_.end() || taken_.count(it->second)) return {};
+    const Node& x = ix_.g.nodes[it->second];
+    if (x.outputs.size() != 1) return {};
+    std::vector<size_t> members;
+    std::optional<std::string> end;
+    if (qlinear && x.op_type == n.op_type().substr(7)) {
+      end = quantized_tail(it->second, members);
+    } else if (!qlinear && n.domain().empty() && x.op_type == n.op_type()) {
+      members.push_back(it->second);
+      end = x.outputs[0];
+    }
+    if (!end) return {};
+    for (size_t m : members) taken_.insert(m);
+    return end;
   }
 
   // The original node `n` computes (first a node of a `bases` type reading n's first input,
@@ -238,19 +355,26 @@ class Mapper {
   OriginalIndex ix_;
   const onnx::GraphProto& opt_;
   std::map<std::string, std::vector<int64_t>> weight_dims_;
-  std::map<std::string, Mapped> mapped_;  // optimized value -> original value
-  std::set<std::string> produced_;        // values some optimized node produces
-  std::set<size_t> taken_;                // original nodes already matched
+  std::map<std::string, Mapped> mapped_;      // optimized value -> original value
+  std::set<std::string> produced_;            // values some optimized node produces
+  std::set<size_t> taken_;                    // original nodes already matched
+  std::map<std::string, size_t> node_named_;  // original node by its (unique) name
 };
 
 std::string node_id(const Graph& g, size_t i) {
   return g.nodes[i].name.empty() ? "#" + std::to_string(i) : g.nodes[i].name;
 }
 
-// What ORT ran for a value: the optimized node producing it, and what that node read from
-// nodes of its own making, back to values of the original model ("com.microsoft.FusedConv").
+// What ORT ran for a value: the optimized node producing it and what that node read from nodes
+// of its own making, back to values of the original model ("com.microsoft.FusedConv"). Layout
+// changes of one value (ReorderOutput, the Transposes around NHWC kernels) are not named.
 std::string executed_ops(const onnx::GraphProto& opt, const std::map<std::string, int>& producer,
                          const std::string& value, const std::map<std::string, Mapped>& mapped) {
+  auto original_of = [&](const std::string& v) {
+    auto it = mapped.find(v);
+    return it == mapped.end() ? std::string() : it->second.original;
+  };
+  const std::string original = original_of(value);
   std::vector<std::string> ops;
   std::set<int> seen;
   std::vector<std::string> todo{value};
@@ -259,11 +383,12 @@ std::string executed_ops(const onnx::GraphProto& opt, const std::map<std::string
     todo.pop_back();
     if (it == producer.end() || !seen.insert(it->second).second) continue;
     const auto& n = opt.node(it->second);
-    const bool reorder = n.op_type() == "ReorderInput" || n.op_type() == "ReorderOutput";
-    if (!reorder)
+    const bool layout_only = n.input_size() > 0 && !original_of(n.input(0)).empty() &&
+                             original_of(n.input(0)) == original_of(n.output(0));
+    if (!layout_only)
       ops.insert(ops.begin(), (n.domain().empty() ? "" : n.domain() + ".") + n.op_type());
     for (const auto& in : n.input())
-      if (!in.empty() && (reorder || !mapped.count(in))) todo.push_back(in);
+      if (!in.empty() && (!mapped.count(in) || original_of(in) == original)) todo.push_back(in);
   }
   std::string text;
   for (const auto& op : ops) text += (text.empty() ? "" : "+") + op;
@@ -281,6 +406,7 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
   // an NCHWc value (the first, in execution order).
   std::map<std::string, std::string> source;  // original value -> optimized value
   std::set<std::string> blocked;
+  std::map<std::string, std::vector<int64_t>> permuted;
   for (const auto& n : optimized.graph().node()) {
     for (const auto& o : n.output()) {
       auto m = mapper.mapped().find(o);
@@ -288,6 +414,7 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
       auto [it, fresh] = source.emplace(m->second.original, o);
       if (!m->second.blocked && o == m->second.original) it->second = o;
       if (fresh && m->second.blocked) blocked.insert(o);
+      if (fresh && !m->second.perm.empty()) permuted[o] = m->second.perm;
     }
   }
   std::map<std::string, int> producer;  // in the optimized graph, before nodes are added
@@ -305,7 +432,22 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
     std::string fetch = from;
     ran[from + kNchwSuffix] = ran[from] =
         executed_ops(optimized.graph(), producer, from, mapper.mapped());
-    if (blocked.count(from) && from != value) {
+    if (auto p = permuted.find(from); p != permuted.end()) {
+      // ORT's NHWC kernels: a Transpose back to the original layout.
+      std::vector<int64_t> inverse(p->second.size());
+      for (size_t k = 0; k < p->second.size(); ++k)
+        inverse[static_cast<size_t>(p->second[k])] = static_cast<int64_t>(k);
+      fetch = from + kNchwSuffix;
+      auto* node = graph->add_node();
+      node->set_op_type("Transpose");
+      node->add_input(from);
+      node->add_output(fetch);
+      auto* attr = node->add_attribute();
+      attr->set_name("perm");
+      attr->set_type(onnx::AttributeProto::INTS);
+      for (int64_t a : inverse) attr->add_ints(a);
+      ++plan.permuted_values;
+    } else if (blocked.count(from) && from != value) {
       // NCHWc keeps channels in blocks padded to the vector width: ReorderOutput gives NCHW.
       if (!vi->has_shape || vi->dims.size() != 4 || vi->dims[1].value <= 0) continue;
       fetch = from + kNchwSuffix;

@@ -23,11 +23,13 @@ struct ExecutedPlan {
   std::vector<NodeReport> reports;
   std::vector<std::string> fetch;  // every exposed name, in the order to fetch
   size_t nchwc_values = 0;         // values recovered from the blocked NCHWc layout
+  size_t permuted_values = 0;      // values recovered from a transposed layout (NHWC kernels)
 };
 
 // Maps `optimized` (the model ORT's session saved after optimizing `original`) onto `original`
 // and makes each recovered value a graph output of `optimized`: a value under its original name
-// as it is, an NCHWc value (renamed by ORT) through an added ReorderOutput node into NCHW. A
+// as it is, an NCHWc value (renamed by ORT) through an added ReorderOutput node into NCHW, a
+// value ORT keeps transposed (its NHWC QLinearConv) through an added Transpose back. A
 // node matches only where the match is unambiguous; the others stay unmapped (fused away).
 Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelProto& optimized);
 
