@@ -69,14 +69,16 @@ const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::strin
 // The original op types an NCHWc node stands for.
 std::vector<std::string> nchwc_bases(const std::string& op) {
   if (op == "Upsample") return {"Upsample", "Resize"};
-  if (op == "Conv" || op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
-      op == "GlobalMaxPool")
+  // ORT's NCHWc transformer turns a BatchNormalization into a depthwise 1x1 Conv.
+  if (op == "Conv") return {"Conv", "BatchNormalization"};
+  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool")
     return {op};
   return {};
 }
 
 // Same kernel geometry where both say it (a Pad that ORT folded into a pool changes only pads).
 bool same_geometry(const onnx::NodeProto& executed, const Node& original) {
+  if (original.op_type == "BatchNormalization") return true;  // no kernel to compare
   for (const char* key : {"kernel_shape", "strides", "dilations"}) {
     const auto* a = find_attr(executed, key);
     if (!a || !original.has_attr(key)) continue;

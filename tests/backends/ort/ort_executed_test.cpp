@@ -142,5 +142,46 @@ TEST_F(OrtExecutedTest, FusedGroupsAreTracedFromTheExecutedGraphWithThePlainOutp
   }
 }
 
+// DeepWeeds-R50v2's stem: a zero Pad that ORT folds into the MaxPool's -inf padding, then a
+// pre-activation BatchNormalization + Relu that its NCHWc transformer runs as a depthwise Conv.
+TEST_F(OrtExecutedTest, APadFoldedIntoMaxPoolShowsWhereItChangedTheValues) {
+  GraphBuilder b("stem", DType::kFloat32, 5, WeightInit{});
+  const std::string x = b.input("x", {3, 16, 16});
+  const std::string c = b.conv(x, 3, 16, 3, 1, 1);
+  const std::string padded = b.node("Pad", {c, b.int64s("pads", {0, 0, 1, 1, 0, 0, 1, 1})}, "pad");
+  const std::string pooled = b.node(
+      "MaxPool", {padded}, "pool",
+      {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"strides", std::vector<int64_t>{2, 2}}});
+  const std::string r = b.activation(b.batch_norm(pooled, 16), Activation::kRelu);
+  const std::string y = b.conv(r, 16, 16, 1, 1, 0);
+  b.output(y, y, {16, 8, 8});
+  model = dir.file("stem.onnx");
+  const onnx::ModelProto m = b.finish();
+  op_of.clear();
+  for (const auto& n : m.graph().node()) op_of[n.name()] = n.op_type();
+  ASSERT_TRUE(save_model_proto(m, model).ok());
+  RunRequest req;
+  req.model_path = model;
+  req.inputs = {{"x", random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, 9)}};
+  req.platform = "ort:opt=disabled";
+  const RunResult eager = pool.run(req);
+  req.platform = "ort:opt=all";
+  const RunResult all = pool.run(req);
+  ASSERT_EQ(eager.verdict, Verdict::kOk) << eager.reason;
+  ASSERT_EQ(all.verdict, Verdict::kOk) << all.reason;
+  const TracedTensor* folded = traced_by(all, "MaxPool");
+  ASSERT_NE(folded, nullptr);
+  EXPECT_EQ(covered_ops(*folded), "Pad,MaxPool");
+  // The Conv's output has negative windows on the border: zero padding and -inf padding differ
+  // there, and only there the executed graph's MaxPool is off the eager one.
+  const TracedTensor* eager_pool = traced_by(eager, "MaxPool");
+  ASSERT_NE(eager_pool, nullptr);
+  EXPECT_GT(max_abs_diff(folded->tensor, eager_pool->tensor), 1e-2);
+  const TracedTensor* relu = traced_by(all, "Relu");
+  ASSERT_NE(relu, nullptr);
+  EXPECT_EQ(covered_ops(*relu), "BatchNormalization,Relu");
+  EXPECT_NE(relu->note.find("nchwc.Conv"), std::string::npos) << relu->note;
+}
+
 }  // namespace
 }  // namespace ig
