@@ -130,9 +130,10 @@ for model, _ in MODELS:
     print(f"| {model} | {layers} | {over('onednn_traced', 'onednn_untraced')} | "
           f"{over('ort_all_traced', 'ort_all_untraced_baseline')} |")
 print("\n(oneDNN traced hashes the plain tensor it already produces for every layer; ONNX Runtime "
-      "traced runs a second session on a copy of the model with every intermediate value as an "
-      "output, which blocks its fusions. An overhead near or below zero means the spread between "
-      "repetitions on this shared machine exceeds the cost of hashing.)\n")
+      "traced runs the plain session, then the graph ORT optimized with the values it executes "
+      "exposed, and checks the two runs' graph outputs bit for bit (README \"ORT per-layer capture "
+      "and fusion\"). An overhead near or below zero means the spread between repetitions on this "
+      "shared machine exceeds the cost of hashing.)\n")
 
 # ---- capture ----
 cap = load("capture.json")

@@ -113,7 +113,12 @@ function send(header, chunks) {
   const total = chunks.reduce((n, c) => n + c.length, 0);
   const len = Buffer.alloc(8);
   len.writeBigUInt64LE(BigInt(total));
-  sock.write(Buffer.concat([head, json, len, ...chunks]));
+  // Tensors are written where ORT left them, not copied into one frame first: a traced run
+  // sends every layer, and each copy of those bytes showed in its time.
+  sock.cork();
+  sock.write(Buffer.concat([head, json, len]));
+  for (const c of chunks) sock.write(c);
+  sock.uncork();
 }
 
 sock.on('data', (data) => {
