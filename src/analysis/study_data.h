@@ -80,11 +80,12 @@ Expected<StudyData> load_study(const Store& store, const std::string& model = ""
 class TensorCache {
  public:
   explicit TensorCache(TensorLoader load, std::shared_ptr<TensorFacts> facts = nullptr,
-                       uint64_t budget_bytes = kDefaultTraceBudgetBytes)
+                       uint64_t budget_bytes = in_flight_share(kDefaultTraceBudgetBytes))
       : load_(std::move(load)),
         facts_(facts ? std::move(facts) : std::make_shared<TensorFacts>()),
         cache_(budget_bytes) {}
-  explicit TensorCache(const StudyData& study, uint64_t budget_bytes = kDefaultTraceBudgetBytes)
+  explicit TensorCache(const StudyData& study,
+                       uint64_t budget_bytes = in_flight_share(kDefaultTraceBudgetBytes))
       : TensorCache(study.load, study.facts, budget_bytes) {}
   Expected<Tensor> get(const TensorKey& key);
   void set_budget(uint64_t bytes) { cache_.set_budget(bytes); }

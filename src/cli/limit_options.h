@@ -41,10 +41,11 @@ struct TraceBudgetArg {
 
 inline void add_trace_budget_option(CLI::App* cmd, TraceBudgetArg* arg) {
   cmd->add_option("--trace-budget", arg->text,
-                  "Traced tensor bytes the coordinator holds in memory, e.g. 64M: of the runs "
-                  "being received and waiting for the store (the rest wait in an unlinked "
-                  "temporary file beside the store), and in each tensor cache of the store and "
-                  "of the facts learned afterwards. The store's contents do not depend on it")
+                  "Tensor bytes the coordinator holds in memory, e.g. 64M, all together: half for "
+                  "the runs being received and waiting for the store (the rest wait in an "
+                  "unlinked temporary file beside the store) or for the facts learned "
+                  "afterwards, half for the store's caches. The store's contents do not depend "
+                  "on it")
       ->check([](const std::string& text) -> std::string {
         auto bytes = parse_byte_size(text);
         if (!bytes.ok()) return bytes.status().message();

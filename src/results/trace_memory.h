@@ -15,6 +15,10 @@ namespace ig {
 
 // --trace-budget's default.
 inline constexpr uint64_t kDefaultTraceBudgetBytes = uint64_t{256} << 20;
+// One --trace-budget bounds every tensor the study process holds: half for the traced tensors in
+// flight or the analyses' TensorCache (never both at once), half for the store's caches
+// (Store::set_memory_budget).
+inline constexpr uint64_t in_flight_share(uint64_t budget) { return budget / 2; }
 
 class TraceMemory;
 

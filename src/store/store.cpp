@@ -96,8 +96,8 @@ Expected<std::unique_ptr<Store>> Store::open(const std::string& path) {
 // The references of a campaign's recent cases are kept (those of 256 MiB of tensors); older ones
 // are dropped. The tensors in memory have their own bound (set_memory_budget).
 Store::Store()
-    : references_(std::make_unique<ReferenceIndex>(size_t{256} << 20, size_t{256} << 20)),
-      decoded_(std::make_unique<DecodedReferences>(size_t{256} << 20)) {}
+    : references_(std::make_unique<ReferenceIndex>(size_t{256} << 20, size_t{64} << 20)),
+      decoded_(std::make_unique<DecodedReferences>(size_t{64} << 20)) {}
 
 Store::~Store() {
   sql::forget_cached(db_);

@@ -211,9 +211,10 @@ class Store {
 
   sqlite3* db() const { return db_; }
 
-  // Bounds the tensors this Store holds in memory to `bytes` each: the references it XORs new
-  // tensors against (one dropped is read back from the store when needed: what is written does
-  // not depend on the bound) and the decoded references its reads share. Default 256 MiB.
+  // Bounds the tensors this Store holds in memory to `bytes` / 4 each (a study's --trace-budget:
+  // half of it for the store): the references it XORs new tensors against (one dropped is read
+  // back from the store when needed: what is written does not depend on the bound) and the
+  // decoded references its reads share. Default 64 MiB each.
   void set_memory_budget(uint64_t bytes);
 
  private:

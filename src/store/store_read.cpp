@@ -96,8 +96,9 @@ Expected<Tensor> Store::reference_tensor(const TensorKey& key) {
 }
 
 void Store::set_memory_budget(uint64_t bytes) {
-  references_->tensors().set_budget(bytes);
-  decoded_->set_budget(bytes);
+  // Half of the study's budget (results/trace_memory.h), shared by the two caches.
+  references_->tensors().set_budget(bytes / 4);
+  decoded_->set_budget(bytes / 4);
 }
 
 namespace {

@@ -69,7 +69,8 @@ Expected<TraceSummary> trace_layers(Store& store, WorkerPool& pool,
                                     uint64_t trace_budget_bytes) {
   TraceSummary s;
   if (runs.empty()) return s;
-  TraceMemory memory(trace_budget_bytes, fs::absolute(store.path()).parent_path().string());
+  TraceMemory memory(in_flight_share(trace_budget_bytes),
+                     fs::absolute(store.path()).parent_path().string());
   store.set_memory_budget(trace_budget_bytes);
   IG_ASSIGN_OR_RETURN(auto models, store.models());
   IG_ASSIGN_OR_RETURN(auto inputs, store.inputs());

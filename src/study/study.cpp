@@ -295,7 +295,8 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
   // while jobs run.
   IG_ASSIGN_OR_RETURN(const std::set<RunKey> stored, store.run_keys(host.id));
   // Traced tensors past the budget wait for the writer in a file beside the store, not in memory.
-  TraceMemory memory(options.trace_budget_bytes, fs::absolute(store.path()).parent_path().string());
+  TraceMemory memory(in_flight_share(options.trace_budget_bytes),
+                     fs::absolute(store.path()).parent_path().string());
   store.set_memory_budget(options.trace_budget_bytes);
   struct Finished {
     RunKey key;

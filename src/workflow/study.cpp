@@ -23,7 +23,7 @@ Status learn_store_facts(Store& store, const char* command, uint64_t budget_byte
   for (auto& c : cases) {
     study.cases.clear();
     study.cases.push_back(std::move(c));
-    TensorCache cache(study, budget_bytes);
+    TensorCache cache(study, in_flight_share(budget_bytes));
     Status learned = learn_tensor_facts(study, cache);
     if (learned.ok()) continue;
     // Runs added to a store that kept no inner tensors cannot be compared with the earlier ones
@@ -45,7 +45,7 @@ namespace {
 Expected<SelfCheckSummary> self_check_study(Store& store, WorkerPool& pool, const Catalog& catalog,
                                             const StudyOptions& options, const std::string& host) {
   IG_ASSIGN_OR_RETURN(auto study, load_study(store));
-  TensorCache cache(study, options.trace_budget_bytes);
+  TensorCache cache(study, in_flight_share(options.trace_budget_bytes));
   IG_ASSIGN_OR_RETURN(auto requests, self_check_requests(study, cache, host));
   keep_tensor_facts(store, study, "study");
   if (requests.empty()) return SelfCheckSummary{};
