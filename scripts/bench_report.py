@@ -163,6 +163,10 @@ from bench_capture import goals as capture_goals  # noqa: E402
 from bench_capture import render as render_capture  # noqa: E402
 
 render_capture(load("capture_scale.json"))
+from bench_memory import goals as memory_goals  # noqa: E402
+from bench_memory import render as render_memory  # noqa: E402
+
+render_memory(load("memory.json"))
 print(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_store_notes.md")).read())
 
 # ---- analysis ----
@@ -287,7 +291,7 @@ if camp and "missing" not in camp:
           f"{'yes' if rate >= 300 else 'no'} |")
 else:
     print("| campaign run phase >= 1500 runs/s | campaign: not built | - |")
-for label, value, met in capture_goals(load("capture_scale.json")):
+for label, value, met in capture_goals(load("capture_scale.json")) + memory_goals(load("memory.json")):
     print(f"| {label} | {value} | {met} |")
 print()
 
