@@ -107,7 +107,7 @@ Expected<std::string> OrtBackend::session(const Model& model, Kind kind,
   auto cached = sessions_.find(id);
   if (cached != sessions_.end() && (save_optimized.empty() || saved_.count(id)))
     return cached->second;
-  const std::string key = std::to_string(sessions_.size() + saved_.size());
+  const std::string key = std::to_string(next_key_);
   std::string path = load_from.empty() ? model.path : load_from;
   std::string temp;
   if (kind == Kind::kTracedCopy) {
@@ -134,6 +134,7 @@ Expected<std::string> OrtBackend::session(const Model& model, Kind kind,
     return unsupported("ort{}: {}", kind == Kind::kTracedCopy ? " (traced copy of the model)" : "",
                        loaded.status().message());
   if (cached != sessions_.end()) (void)runner_->call({{"op", "drop"}, {"key", cached->second}});
+  ++next_key_;
   sessions_[id] = key;
   if (!save_optimized.empty()) saved_.insert(id);
   return key;

@@ -68,6 +68,7 @@ class OrtBackend : public Backend {
   std::map<std::string, std::string> sessions_;         // model identity -> runner session key
   std::set<std::string> saved_;                         // plain sessions that saved their graph
   std::map<std::string, Expected<Executed>> executed_;  // by model identity
+  int next_key_ = 0;                                    // the runner's name for the next session
 };
 
 // Writes a copy of `model_path` whose graph outputs are followed by every main-graph node output

@@ -18,6 +18,21 @@ constexpr const char* kNchwc = "com.microsoft.nchwc";
 // What an added ReorderOutput's value is called: ORT's names never end so.
 constexpr const char* kNchwSuffix = ".infergap_nchw";
 
+// Adds `op`(from) -> from + kNchwSuffix, the node that gives a value ORT keeps in another layout
+// back in the original one; returns its attribute `attr_name`, for the caller to fill.
+onnx::AttributeProto* add_layout_node(onnx::GraphProto& graph, const std::string& op,
+                                      const std::string& domain, const std::string& from,
+                                      const std::string& attr_name) {
+  auto* node = graph.add_node();
+  node->set_op_type(op);
+  node->set_domain(domain);
+  node->add_input(from);
+  node->add_output(from + kNchwSuffix);
+  auto* attr = node->add_attribute();
+  attr->set_name(attr_name);
+  return attr;
+}
+
 std::string node_id(const Graph& g, size_t i) {
   return g.nodes[i].name.empty() ? "#" + std::to_string(i) : g.nodes[i].name;
 }
@@ -59,25 +74,22 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
   const Graph& g = original.graph;
   const OriginalIndex ix(g);
   // Each original value once: under its own name where the executed graph has it, else from
-  // an NCHWc value (the first, in execution order).
+  // a value in another layout (the first, in execution order).
   std::map<std::string, std::string> source;  // original value -> optimized value
-  std::set<std::string> blocked;
-  std::map<std::string, std::vector<int64_t>> permuted;
   for (const auto& n : optimized.graph().node()) {
     for (const auto& o : n.output()) {
       auto m = mapped.find(o);
       if (m == mapped.end()) continue;
-      auto [it, fresh] = source.emplace(m->second.original, o);
-      if (!m->second.blocked && o == m->second.original) it->second = o;
-      if (fresh && m->second.blocked) blocked.insert(o);
-      if (fresh && !m->second.perm.empty()) permuted[o] = m->second.perm;
+      auto it = source.emplace(m->second.original, o).first;
+      if (o == m->second.original) it->second = o;
     }
   }
   std::map<std::string, int> producer;  // in the optimized graph, before nodes are added
   for (int i = 0; i < optimized.graph().node_size(); ++i)
     for (const auto& o : optimized.graph().node(i).output()) producer[o] = i;
   ExecutedPlan plan;
-  std::map<std::string, std::string> ran;  // fetched value -> what ORT ran for it
+  std::map<std::string, std::string> fetch_of;  // original value -> exposed output
+  std::map<std::string, std::string> ran;       // exposed output -> what ORT ran for it
   std::set<std::string> exposed;
   for (const auto& o : optimized.graph().output()) exposed.insert(o.name());
   auto* graph = optimized.mutable_graph();
@@ -85,48 +97,36 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
     if (!ix.producer.count(value)) continue;  // a graph input
     const ValueInfo* vi = ix.info(value);
     if (!vi || !vi->is_tensor || vi->dtype == DType::kUndefined) continue;
+    const Mapped& m = mapped.at(from);
     std::string fetch = from;
-    ran[from + kNchwSuffix] = ran[from] = executed_ops(optimized.graph(), producer, from, mapped);
-    if (auto p = permuted.find(from); p != permuted.end()) {
+    if (!m.perm.empty()) {
       // ORT's NHWC kernels: a Transpose back to the original layout.
-      std::vector<int64_t> inverse(p->second.size());
-      for (size_t k = 0; k < p->second.size(); ++k)
-        inverse[static_cast<size_t>(p->second[k])] = static_cast<int64_t>(k);
+      std::vector<int64_t> inverse(m.perm.size());
+      for (size_t k = 0; k < m.perm.size(); ++k)
+        inverse[static_cast<size_t>(m.perm[k])] = static_cast<int64_t>(k);
+      auto* perm = add_layout_node(*graph, "Transpose", "", from, "perm");
+      perm->set_type(onnx::AttributeProto::INTS);
+      for (int64_t a : inverse) perm->add_ints(a);
       fetch = from + kNchwSuffix;
-      auto* node = graph->add_node();
-      node->set_op_type("Transpose");
-      node->add_input(from);
-      node->add_output(fetch);
-      auto* attr = node->add_attribute();
-      attr->set_name("perm");
-      attr->set_type(onnx::AttributeProto::INTS);
-      for (int64_t a : inverse) attr->add_ints(a);
       ++plan.permuted_values;
-    } else if (blocked.count(from) && from != value) {
+    } else if (m.blocked) {
       // NCHWc keeps channels in blocks padded to the vector width: ReorderOutput gives NCHW.
       if (!vi->has_shape || vi->dims.size() != 4 || vi->dims[1].value <= 0) continue;
-      fetch = from + kNchwSuffix;
-      auto* node = graph->add_node();
-      node->set_op_type("ReorderOutput");
-      node->set_domain(kNchwc);
-      node->add_input(from);
-      node->add_output(fetch);
-      auto* channels = node->add_attribute();
-      channels->set_name("channels");
+      auto* channels = add_layout_node(*graph, "ReorderOutput", kNchwc, from, "channels");
       channels->set_type(onnx::AttributeProto::INT);
       channels->set_i(vi->dims[1].value);
+      fetch = from + kNchwSuffix;
       ++plan.nchwc_values;
     }
-    if (!exposed.count(fetch)) {
+    if (exposed.insert(fetch).second) {
       auto* out = graph->add_output();
       out->set_name(fetch);
       out->mutable_type()->mutable_tensor_type()->set_elem_type(static_cast<int>(vi->dtype));
-      exposed.insert(fetch);
     }
     plan.fetch.push_back(fetch);
-    source[value] = fetch;
+    fetch_of[value] = fetch;
+    ran[fetch] = executed_ops(optimized.graph(), producer, from, mapped);
   }
-  const std::set<std::string> fetched(plan.fetch.begin(), plan.fetch.end());
   // Values computed from constants alone (an Identity on a weight), which ORT folds at load: no
   // group covers them.
   std::set<std::string> captured;
@@ -139,8 +139,8 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
   plan.reports.resize(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     for (const auto& o : g.nodes[i].outputs) {
-      auto it = source.find(o);
-      const bool have = !o.empty() && it != source.end() && fetched.count(it->second);
+      auto it = fetch_of.find(o);
+      const bool have = !o.empty() && it != fetch_of.end();
       plan.fetch_of[i].push_back(have ? it->second : "");
       if (have) captured.insert(o);
     }

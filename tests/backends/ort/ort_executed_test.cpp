@@ -63,11 +63,12 @@ class OrtExecutedTest : public ::testing::Test {
     for (const auto& n : m.graph().node()) op_of[n.name()] = n.op_type();
     ASSERT_TRUE(save_model_proto(m, model).ok());
   }
-  RunResult run(const std::string& platform, bool trace = true) {
+  RunResult run(const std::string& platform, bool trace = true, Shape x = {1, 16, 12, 12},
+                uint64_t seed = 3) {
     RunRequest r;
     r.platform = platform;
     r.model_path = model;
-    r.inputs = {{"x", random_uniform_tensor(DType::kFloat32, {1, 16, 12, 12}, 3)}};
+    r.inputs = {{"x", random_uniform_tensor(DType::kFloat32, x, seed)}};
     r.capture.all_layers = trace;
     return pool.run(r);
   }
@@ -160,13 +161,8 @@ TEST_F(OrtExecutedTest, APadFoldedIntoMaxPoolShowsWhereItChangedTheValues) {
   op_of.clear();
   for (const auto& n : m.graph().node()) op_of[n.name()] = n.op_type();
   ASSERT_TRUE(save_model_proto(m, model).ok());
-  RunRequest req;
-  req.model_path = model;
-  req.inputs = {{"x", random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, 9)}};
-  req.platform = "ort:opt=disabled";
-  const RunResult eager = pool.run(req);
-  req.platform = "ort:opt=all";
-  const RunResult all = pool.run(req);
+  const RunResult eager = run("ort:opt=disabled", true, {1, 3, 16, 16}, 9);
+  const RunResult all = run("ort:opt=all", true, {1, 3, 16, 16}, 9);
   ASSERT_EQ(eager.verdict, Verdict::kOk) << eager.reason;
   ASSERT_EQ(all.verdict, Verdict::kOk) << all.reason;
   const TracedTensor* folded = traced_by(all, "MaxPool");
