@@ -19,14 +19,9 @@ namespace ig {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::cli_json;
 using testing::run_cli;
 using testing::TempDir;
-
-nlohmann::json cli_json(const std::string& args) {
-  const auto r = run_cli(args);
-  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
 
 bool same_bits(const Tensor& a, const Tensor& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() &&

@@ -16,14 +16,9 @@
 namespace ig {
 namespace {
 
+using testing::cli_json;
 using testing::run_cli;
 using testing::TempDir;
-
-nlohmann::json cli_json(const std::string& args) {
-  const auto r = run_cli(args);
-  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
 
 // Remaining precision of two fp32 tensors with nothing but integer bit operations.
 int plain_fp32_rp(const Tensor& a, const Tensor& b) {

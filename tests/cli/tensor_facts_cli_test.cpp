@@ -13,14 +13,9 @@
 namespace ig {
 namespace {
 
+using testing::cli_json;
 using testing::run_cli;
 using testing::TempDir;
-
-nlohmann::json cli_json(const std::string& args) {
-  const auto r = run_cli(args);
-  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
 
 int64_t sql_count(const std::string& db, const std::string& sql) {
   sqlite3* h = nullptr;

@@ -14,14 +14,9 @@
 namespace ig {
 namespace {
 
+using testing::cli_json;
 using testing::run_cli;
 using testing::TempDir;
-
-nlohmann::json cli_json(const std::string& args) {
-  const auto r = run_cli(args);
-  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
 
 std::vector<std::string> column(sqlite3* db, const std::string& sql) {
   std::vector<std::string> out;

@@ -1,10 +1,12 @@
 // Test helper: run the infergap CLI and capture its exit code and output.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace ig::testing {
@@ -36,6 +38,13 @@ inline CliResult run_cli(const std::string& args, const std::string& prefix = ""
   }
   std::remove(err_file.c_str());
   return r;
+}
+
+// Runs the CLI, expecting exit 0, and parses its stdout as JSON (discarded when it is not).
+inline nlohmann::json cli_json(const std::string& args) {
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+  return nlohmann::json::parse(r.out, nullptr, false);
 }
 
 }  // namespace ig::testing
