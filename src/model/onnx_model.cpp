@@ -1,9 +1,13 @@
 #include "model/onnx_model.h"
 
+#include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "model/limits.h"
@@ -133,14 +137,19 @@ struct Converter {
     return Status::Ok();
   }
 
-  Status convert_graph(const onnx::GraphProto& g, Graph& out, int depth) {
+  // `release`, the same graph as `g`: its initializers give up their data once converted, so a
+  // model's weights are held once, not twice, while loading.
+  Status convert_graph(const onnx::GraphProto& g, Graph& out, int depth,
+                       onnx::GraphProto* release = nullptr) {
     if (depth > max_depth) {
       return resource_exhausted("subgraphs nested deeper than {} levels", max_depth);
     }
     out.name = g.name();
-    for (const auto& init : g.initializer()) {
+    for (int i = 0; i < g.initializer_size(); ++i) {
+      const auto& init = g.initializer(i);
       // tensor_from_proto names the tensor in its errors.
       IG_ASSIGN_OR_RETURN(out.initializers[init.name()], tensor_from_proto(init, base_dir));
+      if (release) std::string().swap(*release->mutable_initializer(i)->mutable_raw_data());
     }
     if (g.sparse_initializer_size() > 0) {
       return unsupported("sparse initializers ('{}') are not supported",
@@ -210,17 +219,20 @@ namespace {
 // tensors and types inside attributes. Deeper input fails to parse instead of exhausting the stack.
 int parse_recursion_limit(int max_subgraph_depth) { return 3 * max_subgraph_depth + 20; }
 
-Expected<onnx::ModelProto> parse_model_bytes(const std::string& bytes, const std::string& label,
-                                             int max_subgraph_depth) {
-  if (bytes.empty()) return parse_error("{}: file is empty, not an ONNX model", label);
-  if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
-    return resource_exhausted("{}: {} bytes, over protobuf's limit of {} bytes", label,
-                              bytes.size(), INT32_MAX);
+Status check_parse_size(uint64_t size, const std::string& label) {
+  if (size == 0) return parse_error("{}: file is empty, not an ONNX model", label);
+  if (size > static_cast<uint64_t>(INT32_MAX)) {
+    return resource_exhausted("{}: {} bytes, over protobuf's limit of {} bytes", label, size,
+                              INT32_MAX);
   }
+  return Status::Ok();
+}
+
+Expected<onnx::ModelProto> parse_model_stream(google::protobuf::io::CodedInputStream& stream,
+                                              uint64_t size, const std::string& label,
+                                              int max_subgraph_depth) {
   onnx::ModelProto proto;
-  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                static_cast<int>(bytes.size()));
-  stream.SetTotalBytesLimit(static_cast<int>(bytes.size()));
+  stream.SetTotalBytesLimit(static_cast<int>(size));
   stream.SetRecursionLimit(parse_recursion_limit(max_subgraph_depth));
   if (!proto.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
     return parse_error(
@@ -231,11 +243,34 @@ Expected<onnx::ModelProto> parse_model_bytes(const std::string& bytes, const std
   return proto;
 }
 
+Expected<onnx::ModelProto> parse_model_bytes(const std::string& bytes, const std::string& label,
+                                             int max_subgraph_depth) {
+  IG_RETURN_IF_ERROR(check_parse_size(bytes.size(), label));
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                static_cast<int>(bytes.size()));
+  return parse_model_stream(stream, bytes.size(), label, max_subgraph_depth);
+}
+
+// Parses straight from the file: the model's bytes are never held beside the parsed message.
+Expected<onnx::ModelProto> parse_model_file(const std::string& path, uint64_t max_bytes,
+                                            int max_subgraph_depth) {
+  IG_ASSIGN_OR_RETURN(const uint64_t size, readable_file_size(path, max_bytes));
+  IG_RETURN_IF_ERROR(check_parse_size(size, path));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return io_error("{}: cannot open for reading: {}", path, std::strerror(errno));
+  google::protobuf::io::FileInputStream file(fd);
+  file.SetCloseOnDelete(true);
+  google::protobuf::io::CodedInputStream stream(&file);
+  auto proto = parse_model_stream(stream, size, path, max_subgraph_depth);
+  if (!proto.ok() && file.GetErrno() != 0)
+    return io_error("{}: read failed: {}", path, std::strerror(file.GetErrno()));
+  return proto;
+}
+
 }  // namespace
 
 Expected<onnx::ModelProto> read_model_proto(const std::string& path, uint64_t max_bytes) {
-  IG_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path, max_bytes));
-  return parse_model_bytes(bytes, path, LoadOptions{}.max_subgraph_depth);
+  return parse_model_file(path, max_bytes, LoadOptions{}.max_subgraph_depth);
 }
 
 Status save_model_proto(const onnx::ModelProto& model, const std::string& path) {
@@ -303,7 +338,9 @@ Expected<Model> model_from_proto(onnx::ModelProto& proto, const std::string& lab
   }
   if (!m.opsets.count("") && proto.ir_version() < 3) m.opsets[""] = 1;
   Converter conv{base_dir, options.max_subgraph_depth};
-  Status st = conv.convert_graph(proto.graph(), m.graph, 0);
+  Status st =
+      conv.convert_graph(proto.graph(), m.graph, 0,
+                         options.release_initializer_data ? proto.mutable_graph() : nullptr);
   if (!st.ok()) return st.with_context(label);
   st = sort_recursive(m.graph, {});
   if (!st.ok()) return st.with_context(label);
@@ -314,16 +351,19 @@ Expected<Model> load_model_from_bytes(const std::string& bytes, const std::strin
                                       const std::string& base_dir, const LoadOptions& options) {
   IG_ASSIGN_OR_RETURN(onnx::ModelProto proto,
                       parse_model_bytes(bytes, label, options.max_subgraph_depth));
-  return model_from_proto(proto, label, base_dir, options);
+  LoadOptions releasing = options;
+  releasing.release_initializer_data = true;
+  return model_from_proto(proto, label, base_dir, releasing);
 }
 
 Expected<Model> load_model(const std::string& path, const LoadOptions& options) {
-  IG_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path, options.max_file_bytes));
   IG_ASSIGN_OR_RETURN(onnx::ModelProto proto,
-                      parse_model_bytes(bytes, path, options.max_subgraph_depth));
+                      parse_model_file(path, options.max_file_bytes, options.max_subgraph_depth));
   std::string dir = fs::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
-  return model_from_proto(proto, path, dir, options);
+  LoadOptions releasing = options;
+  releasing.release_initializer_data = true;  // the proto is ours, and dropped on return
+  return model_from_proto(proto, path, dir, releasing);
 }
 
 }  // namespace ig

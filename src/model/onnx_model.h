@@ -22,6 +22,9 @@ struct LoadOptions {
   // The checker and shape inference run in a helper process (shape_inference.h), except in a
   // process that is itself isolated and restarted on a crash (a platform worker).
   bool onnx_in_this_process = false;
+  // model_from_proto: the proto's main-graph initializers give up their data as they are
+  // converted (load_model, whose proto is its own, does this always).
+  bool release_initializer_data = false;
 };
 
 // Reads, parses, checks and converts a model. Errors name the file and, where it applies, the node.

@@ -17,6 +17,9 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ig {
 
@@ -61,6 +64,29 @@ void keep_initializers(onnx::ModelProto& inferred, onnx::ModelProto& proto) {
   inferred.mutable_graph()->mutable_initializer()->Swap(
       proto.mutable_graph()->mutable_initializer());
   proto = std::move(inferred);
+}
+
+// The helper is sent the model without the data of its large floating-point initializers: neither
+// the checker nor inference reads weights (inference reads the small integer tensors that hold
+// shapes), and the model is not copied whole once more. The data is swapped out, not copied.
+// The checker does not compare raw_data's length with the dims.
+bool serialize_without_weights(onnx::ModelProto& proto, std::string& bytes) {
+  constexpr size_t kLarge = 64 << 10;
+  std::vector<std::pair<int, std::string>> taken;
+  auto* inits = proto.mutable_graph()->mutable_initializer();
+  for (int i = 0; i < inits->size(); ++i) {
+    auto* t = inits->Mutable(i);
+    const auto type = t->data_type();
+    const bool floating = type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE ||
+                          type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::BFLOAT16;
+    if (!floating || !t->has_raw_data() || t->raw_data().size() < kLarge) continue;
+    // One byte stays: the checker counts raw_data as present only when it is not empty.
+    taken.emplace_back(i, t->raw_data().substr(0, 1));
+    taken.back().second.swap(*t->mutable_raw_data());
+  }
+  const bool ok = proto.SerializeToString(&bytes);
+  for (auto& [i, data] : taken) inits->Mutable(i)->mutable_raw_data()->swap(data);
+  return ok;
 }
 
 bool parse_trusted(const std::string& bytes, onnx::ModelProto& out) {
@@ -133,7 +159,7 @@ class Helper {
     const std::lock_guard lock(mu_);
     IG_RETURN_IF_ERROR(start(label));
     std::string bytes;
-    if (!proto.SerializeToString(&bytes))
+    if (!serialize_without_weights(proto, bytes))
       return internal_error("{}: the model cannot be serialized for the ONNX checker", label);
     const uint8_t want =
         (checks.checker ? kWantChecker : 0) | (checks.infer_shapes ? kWantInference : 0);

@@ -11,7 +11,7 @@ namespace ig {
 
 namespace fs = std::filesystem;
 
-Expected<std::string> read_file_bytes(const std::string& path, uint64_t max_bytes) {
+Expected<uint64_t> readable_file_size(const std::string& path, uint64_t max_bytes) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return not_found("{}: no such file", path);
   if (fs::is_directory(path, ec)) return io_error("{}: is a directory, expected a file", path);
@@ -21,6 +21,11 @@ Expected<std::string> read_file_bytes(const std::string& path, uint64_t max_byte
     return resource_exhausted("{}: file is {} bytes, over the limit of {} bytes", path, size,
                               max_bytes);
   }
+  return static_cast<uint64_t>(size);
+}
+
+Expected<std::string> read_file_bytes(const std::string& path, uint64_t max_bytes) {
+  IG_ASSIGN_OR_RETURN(const uint64_t size, readable_file_size(path, max_bytes));
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error("{}: cannot open for reading", path);
   std::string bytes(static_cast<size_t>(size), '\0');

@@ -22,6 +22,8 @@ Expected<Tensor> parse_tensor_pb(const std::string& bytes, const std::string& la
                                  std::string* name = nullptr);
 Status write_tensor_pb(const Tensor& tensor, const std::string& name, const std::string& path);
 
+// The size of a regular file that may be read whole, refusing anything over `max_bytes`.
+Expected<uint64_t> readable_file_size(const std::string& path, uint64_t max_bytes);
 // Reads a whole file, refusing anything over `max_bytes`.
 Expected<std::string> read_file_bytes(const std::string& path, uint64_t max_bytes);
 Status write_file_bytes(const std::string& path, const std::string& bytes);

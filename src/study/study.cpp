@@ -7,10 +7,11 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <thread>
+#include <vector>
 
 #include "backends/ref/ref_opsets.h"
 #include "core/strings.h"
@@ -31,10 +32,18 @@ Expected<std::string> file_hash(const std::string& path) {
   if (!fs::exists(path, ec)) return not_found("{}: no such model file", path);
   std::ifstream f(path, std::ios::binary);
   if (!f) return io_error("{}: cannot read", path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const std::string bytes = ss.str();
-  return hash_hex(XXH3_64bits(bytes.data(), bytes.size()));
+  // In pieces: a model of hundreds of MB is not held whole just to be hashed.
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
+                                                                 &XXH3_freeState);
+  if (!state || XXH3_64bits_reset(state.get()) != XXH_OK)
+    return internal_error("{}: cannot start a hash", path);
+  std::vector<char> chunk(size_t{1} << 20);
+  while (f) {
+    f.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    XXH3_64bits_update(state.get(), chunk.data(), static_cast<size_t>(f.gcount()));
+  }
+  if (!f.eof()) return io_error("{}: read failed", path);
+  return hash_hex(XXH3_64bits_digest(state.get()));
 }
 
 // pytorch-converted/test_Conv2d/model.onnx reads better as test_Conv2d than as model.

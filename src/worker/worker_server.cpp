@@ -105,6 +105,9 @@ int serve(int fd, const std::string& platform, char** argv) {
 }  // namespace
 
 int worker_main(int argc, char** argv) {
+  // Weights and values of many MB come and go per node; glibc would otherwise keep the freed ones
+  // (its mmap threshold rises past them) and the worker's memory would grow with the model.
+  return_freed_tensors_to_the_system();
   std::string platform;
   int fd = -1;
   for (int i = 1; i < argc; ++i) {

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/process_memory.h"
+
 namespace ig::onednn {
 
 using dnnl::memory;
@@ -135,6 +137,20 @@ Prepared* prepare(Ctx& c, const dnnl::primitive_desc_base& pd, dnnl::primitive p
   return &(c.cache.entries[c.cache.key] = std::move(p));
 }
 
+namespace {
+
+// Reordered weights are a second copy of the model's: kept for the next run only within half the
+// worker's trace budget (the other half is the trace's), reordered again each run past it.
+bool may_keep_reordered(Ctx& c, const memory& m) {
+  const uint64_t budget = trace_budget_bytes();
+  const uint64_t bytes = m.get_desc().get_size();
+  if (budget != 0 && c.cache.reordered_constant_bytes + bytes > budget / 2) return false;
+  c.cache.reordered_constant_bytes += bytes;
+  return true;
+}
+
+}  // namespace
+
 OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const Shape& out_shape) {
   const bool caching = !c.cache.key.empty();
   std::unordered_map<int, memory> args;
@@ -153,7 +169,8 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
       continue;
     }
     memory m = to_layout(c, wrap(c, *a.tensor, a.user_md), want);
-    if (constant && m.get_data_handle() != a.tensor->raw()) p.constants[a.id] = m;
+    if (constant && m.get_data_handle() != a.tensor->raw() && may_keep_reordered(c, m))
+      p.constants[a.id] = m;
     args[a.id] = m;
   }
   if (p.scratch) args[DNNL_ARG_SCRATCHPAD] = p.scratch;

@@ -48,7 +48,8 @@ struct PrimitiveCache {
   std::unordered_map<std::string, Prepared> entries;
   // Storage of this run's initializers (those no feed overrides): sources that may be cached.
   std::unordered_set<const std::byte*> constants;
-  std::string key;  // the node now running; "" caches nothing
+  uint64_t reordered_constant_bytes = 0;  // held in entries' `constants`
+  std::string key;                        // the node now running; "" caches nothing
 };
 
 // This run's activations as a primitive left them, when not plain: a consumer that wants the

@@ -11,16 +11,26 @@ namespace ig {
 
 namespace {
 
-// Values visible while running one graph; subgraphs look outward through `parent`.
+// Values visible while running one graph; subgraphs look outward through `parent`. A graph's
+// initializers are not copied in: each is brought in when a node reads it (and, under the dtype
+// knob, converted then), so an fp64 run never holds a second, wider copy of all the weights.
 struct Scope {
   std::unordered_map<std::string, Value> values;
+  const std::map<std::string, Tensor>* initializers = nullptr;
   const Scope* parent = nullptr;
-  const Value* find(const std::string& name) const {
+  struct Found {
+    const Value* value = nullptr;
+    const Tensor* initializer = nullptr;
+  };
+  // Values before initializers of the same graph: a feed overrides an initializer's default.
+  Found find(const std::string& name) const {
     for (const Scope* s = this; s; s = s->parent) {
-      auto it = s->values.find(name);
-      if (it != s->values.end()) return &it->second;
+      if (auto it = s->values.find(name); it != s->values.end()) return {&it->second, nullptr};
+      if (!s->initializers) continue;
+      if (auto it = s->initializers->find(name); it != s->initializers->end())
+        return {nullptr, &it->second};
     }
-    return nullptr;
+    return {};
   }
 };
 
@@ -30,9 +40,7 @@ class Executor {
 
   Expected<std::vector<Value>> run_graph(const Graph& graph, Scope& scope,
                                          const NodeCallback* on_node) {
-    for (const auto& [name, t] : graph.initializers) {
-      if (!scope.values.count(name)) scope.values[name] = ftz(Value::of(t));
-    }
+    scope.initializers = &graph.initializers;
     // Remaining readers of each value (subgraphs' implicit reads included), so intermediates are
     // freed as soon as the last reader has run.
     const auto& reads = reads_of(graph);
@@ -54,12 +62,14 @@ class Executor {
       }
       std::vector<const Value*> inputs;
       inputs.reserve(node.inputs.size());
+      std::vector<Value> brought_in;  // initializers this node reads, for this node only
+      brought_in.reserve(node.inputs.size());
       for (const auto& in : node.inputs) {
         if (in.empty()) {
           inputs.push_back(nullptr);
           continue;
         }
-        const Value* v = scope.find(in);
+        const Value* v = resolve(scope, in, brought_in);
         if (!v) return invalid_argument("{}: input '{}' has no value", node.label(), in);
         inputs.push_back(v);
       }
@@ -109,12 +119,26 @@ class Executor {
       }
     }
     std::vector<Value> results;
+    std::vector<Value> brought_in;
+    brought_in.reserve(graph.outputs.size());
     for (const auto& out : graph.outputs) {
-      const Value* v = scope.find(out.name);
+      const Value* v = resolve(scope, out.name, brought_in);
       if (!v) return invalid_argument("graph output '{}' is never produced", out.name);
       results.push_back(*v);
     }
     return results;
+  }
+
+  // The value of `name`; an initializer is brought in (flushed, converted) into `brought_in`,
+  // whose capacity the caller reserved so that earlier pointers stay valid.
+  const Value* resolve(const Scope& scope, const std::string& name,
+                       std::vector<Value>& brought_in) {
+    const auto found = scope.find(name);
+    if (found.value || !found.initializer) return found.value;
+    Value v = Value::of(*found.initializer);
+    if (numerics_.dtype != DType::kFloat32) convert_float_value(v, numerics_.dtype);
+    brought_in.push_back(ftz(std::move(v)));
+    return &brought_in.back();
   }
 
   // ftz=on: values entering a graph (feeds, initializers) and node outputs lose their denormals.

@@ -34,7 +34,8 @@ void convert_graph(Graph& g, DType target) {
   for (auto& v : g.inputs) convert_info(v, target);
   for (auto& v : g.outputs) convert_info(v, target);
   for (auto& [_, v] : g.value_info) convert_info(v, target);
-  for (auto& [_, t] : g.initializers) t = convert_float_tensor(t, target);
+  // Initializers stay as they are: the executor converts each when a node reads it
+  // (ref_backend.cpp), so the weights are not held twice.
   for (auto& n : g.nodes) {
     for (auto& [name, a] : n.attributes) convert_attribute(a, target);
     // A cast to a floating type stays in the emulated precision (no detour through fp32), except

@@ -10,8 +10,9 @@
 namespace ig {
 
 void convert_float_value(Value& v, DType target);
-// A copy of the model with every floating tensor, declared type and floating Cast target changed
-// to `target` (subgraphs included); under fp64, casts to fp16 and bf16 keep their rounding.
+// A copy of the model with every floating constant attribute, declared type and floating Cast
+// target changed to `target` (subgraphs included); under fp64, casts to fp16 and bf16 keep their
+// rounding. Initializers are left as they are: the executor converts each as a node reads it.
 Model convert_model_precision(const Model& model, DType target);
 
 }  // namespace ig
