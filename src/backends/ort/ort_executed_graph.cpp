@@ -17,6 +17,8 @@ namespace {
 constexpr const char* kNchwc = "com.microsoft.nchwc";
 // What an added ReorderOutput's value is called: ORT's names never end so.
 constexpr const char* kNchwSuffix = ".infergap_nchw";
+// What an added Cast of a widened value back to its declared type is called.
+constexpr const char* kDeclaredSuffix = ".infergap_declared";
 
 // Adds `op`(from) -> from + kNchwSuffix, the node that gives a value ORT keeps in another layout
 // back in the original one; returns its attribute `attr_name`, for the caller to fill.
@@ -91,6 +93,7 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
   std::map<std::string, std::string> fetch_of;  // original value -> exposed output
   std::map<std::string, std::string> ran;       // exposed output -> what ORT ran for it
   std::set<std::string> exposed;
+  std::set<std::string> widened_fetch;  // exposed values ORT computed in float32
   for (const auto& o : optimized.graph().output()) exposed.insert(o.name());
   auto* graph = optimized.mutable_graph();
   for (const auto& [value, from] : source) {
@@ -117,6 +120,20 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
       channels->set_i(vi->dims[1].value);
       fetch = from + kNchwSuffix;
       ++plan.nchwc_values;
+    }
+    if (m.widened && (vi->dtype == DType::kFloat16 || vi->dtype == DType::kBFloat16)) {
+      // ORT kept it in float32: rounded (to nearest even, as every platform rounds) to the type
+      // the model declares, so that it compares with the others; the note says so.
+      auto* node = graph->add_node();
+      node->set_op_type("Cast");
+      node->add_input(fetch);
+      node->add_output(fetch + kDeclaredSuffix);
+      auto* to = node->add_attribute();
+      to->set_name("to");
+      to->set_type(onnx::AttributeProto::INT);
+      to->set_i(static_cast<int>(vi->dtype));
+      fetch += kDeclaredSuffix;
+      widened_fetch.insert(fetch);
     }
     if (exposed.insert(fetch).second) {
       auto* out = graph->add_output();
@@ -167,7 +184,12 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
     for (size_t k = 0; k < fetches.size(); ++k) {
       if (fetches[k].empty()) continue;
       const std::string& op = ran[fetches[k]];
-      if (op != g.nodes[i].op_type || members.size() > 1) r.note = "ort ran " + op;
+      if (widened_fetch.count(fetches[k])) {
+        r.note = "ort ran " + op + " in float32, never rounded to the model's " +
+                 dtype_name(ix.info(g.nodes[i].outputs[k])->dtype) + " (shown rounded)";
+      } else if (op != g.nodes[i].op_type || members.size() > 1) {
+        r.note = "ort ran " + op;
+      }
       break;
     }
   }

@@ -67,7 +67,10 @@ class Mapper {
       : ix_(original.graph), opt_(optimized.graph()) {
     for (const auto& t : opt_.initializer())
       weight_dims_[t.name()] = std::vector<int64_t>(t.dims().begin(), t.dims().end());
-    for (const auto& in : original.graph.inputs) mapped_[in.name] = {in.name, false, {}};
+    for (const auto& in : original.graph.inputs) {
+      mapped_[in.name] = {in.name, false, {}, false};
+      graph_inputs_.insert(in.name);
+    }
     for (const auto& n : opt_.node())
       for (const auto& o : n.output()) produced_.insert(o);
     std::set<std::string> repeated;
@@ -86,35 +89,55 @@ class Mapper {
 
  private:
   void map_node(const onnx::NodeProto& n) {
-    bool blocked_in = false;
+    bool blocked_in = false, widened_in = false;
     std::set<std::vector<int64_t>> perms_in;
     for (const auto& in : n.input()) {
       if (auto it = mapped_.find(in); it != mapped_.end()) {
         blocked_in |= it->second.blocked;
         perms_in.insert(it->second.perm);
+        widened_in |= it->second.widened;
       }
     }
-    // A value under an original name is that value (ReorderOutput's output is NCHW).
+    // A value under an original name is that value (ReorderOutput's output is NCHW); under
+    // ORT's widened name, that value in float32.
     bool all_original = true;
     for (const auto& o : n.output()) {
       if (o.empty()) continue;
-      if (auto p = ix_.producer.find(o); p != ix_.producer.end()) {
-        mapped_[o] = {o, false, {}};
+      const bool own = ix_.producer.count(o) != 0;
+      const std::string name = own ? o : widened_original(o);
+      const bool widened = name != o;
+      if (auto p = ix_.producer.find(name); p != ix_.producer.end()) {
+        mapped_[o] = {name, false, {}, widened};
         taken_.insert(p->second);
+      } else if (widened && graph_inputs_.count(name)) {
+        mapped_[o] = {name, false, {}, true};
       } else {
         all_original = false;
       }
     }
     if (all_original || n.input_size() == 0 || n.output_size() != 1) return;
+    map_computed(n, blocked_in, widened_in, perms_in);
+  }
+
+  // "InsertedPrecisionFreeCast_V" -> "V"; other names as they are.
+  static std::string widened_original(const std::string& name) {
+    const std::string prefix = kOrtWidenedPrefix;
+    return name.rfind(prefix, 0) == 0 && name.size() > prefix.size() ? name.substr(prefix.size())
+                                                                     : name;
+  }
+
+  // A node whose output ORT renamed: what it computes, from its kind and what it reads.
+  void map_computed(const onnx::NodeProto& n, bool blocked_in, bool widened_in,
+                    const std::set<std::vector<int64_t>>& perms_in) {
     const bool nchwc = n.domain() == kNchwc;
     if (nchwc && n.op_type() == "ReorderInput") {
       if (auto it = mapped_.find(n.input(0)); it != mapped_.end())
-        mapped_[n.output(0)] = {it->second.original, true, {}};
+        mapped_[n.output(0)] = {it->second.original, true, {}, it->second.widened};
       return;
     }
     if (nchwc && n.op_type() == "ReorderOutput") {
       if (auto it = mapped_.find(n.input(0)); it != mapped_.end())
-        mapped_[n.output(0)] = {it->second.original, false, {}};
+        mapped_[n.output(0)] = {it->second.original, false, {}, it->second.widened};
       return;
     }
     if (n.domain().empty() && n.op_type() == "Transpose") {
@@ -130,7 +153,7 @@ class Mapper {
     if (qlinear) {
       auto end = match_qlinear(n, n.op_type().substr(7));
       if (!end) end = match_by_node_name(n, true);
-      if (end) mapped_[n.output(0)] = {*end, false, perm};
+      if (end) mapped_[n.output(0)] = {*end, false, perm, false};
       return;
     }
     const std::vector<std::string> bases =
@@ -140,7 +163,8 @@ class Mapper {
     if (bases.empty()) return;
     auto end = match_chain(n, bases);
     if (!end && !nchwc && !blocked_in) end = match_by_node_name(n, false);
-    if (end) mapped_[n.output(0)] = {*end, nchwc || blocked_in, perm};
+    // A node fed float32 copies computes in float32 (ORT's Casts sit at the region's borders).
+    if (end) mapped_[n.output(0)] = {*end, nchwc || blocked_in, perm, widened_in};
   }
 
   // Transpose(v, p) of a mapped v: the same original value in a composed layout.
@@ -159,7 +183,7 @@ class Mapper {
     }
     if (!before.empty() && before.size() != composed.size()) return;
     mapped_[n.output(0)] = {in->second.original, false,
-                            identity ? std::vector<int64_t>{} : composed};
+                            identity ? std::vector<int64_t>{} : composed, in->second.widened};
   }
 
   // A QLinear<X> node stands for DequantizeLinear -> X -> [Relu | Clip] -> QuantizeLinear, the
@@ -318,6 +342,7 @@ class Mapper {
   std::set<std::string> produced_;            // values some optimized node produces
   std::set<size_t> taken_;                    // original nodes already matched
   std::map<std::string, size_t> node_named_;  // original node by its (unique) name
+  std::set<std::string> graph_inputs_;        // the original graph's inputs
 };
 
 }  // namespace

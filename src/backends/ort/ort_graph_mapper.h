@@ -24,7 +24,14 @@ struct Mapped {
   std::string original;
   bool blocked = false;       // NCHWc layout (channels in blocks of the CPU's vector width)
   std::vector<int64_t> perm;  // else, when not empty: Transpose(original, perm) (NHWC kernels)
+  // Held in float32 where the model declares float16 or bfloat16: ORT runs the nodes it has no
+  // half-precision kernel for in float32 between Casts it inserts, and drops the Casts between
+  // two such nodes, so the value is never rounded to the declared type.
+  bool widened = false;
 };
+
+// How ORT names the float32 copy of value V it computes between its inserted Casts.
+inline constexpr const char* kOrtWidenedPrefix = "InsertedPrecisionFreeCast_";
 
 // The original graph's producers, consumers and declared values.
 struct OriginalIndex {

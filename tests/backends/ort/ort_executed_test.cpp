@@ -9,6 +9,7 @@
 #include <map>
 
 #include "../../support/onnx_builder.h"
+#include "core/float16.h"
 #include "inputs/random_input.h"
 #include "model/onnx_model.h"
 #include "synth/graph_builder.h"
@@ -177,6 +178,63 @@ TEST_F(OrtExecutedTest, APadFoldedIntoMaxPoolShowsWhereItChangedTheValues) {
   ASSERT_NE(relu, nullptr);
   EXPECT_EQ(covered_ops(*relu), "BatchNormalization,Relu");
   EXPECT_NE(relu->note.find("nchwc.Conv"), std::string::npos) << relu->note;
+}
+
+// A float16 model: ORT's CPU has no half-precision Conv or Gemm, so it computes them in float32
+// between Casts it inserts and removes the Casts between two such nodes: values the model
+// declares float16 are never rounded. They are traced (before: none but the graph output),
+// rounded to float16 where they are exposed, and each says that ORT kept it in float32.
+TEST_F(OrtExecutedTest, HalfPrecisionValuesOrtKeepsInFloat32AreTracedAndSaySo) {
+  GraphBuilder b("half", DType::kFloat16, 11, WeightInit{});
+  const std::string x = b.input("x", {3, 8, 8});
+  const std::string r1 = b.activation(b.conv(x, 3, 8, 3, 1, 1), Activation::kRelu);
+  const std::string r2 = b.activation(b.conv(r1, 8, 8, 3, 1, 1), Activation::kRelu);
+  const std::string y = b.linear(b.flatten(b.global_avg_pool(r2)), 8, 4);
+  b.output(y, y, {4});
+  model = dir.file("half.onnx");
+  const onnx::ModelProto m = b.finish();
+  op_of.clear();
+  for (const auto& n : m.graph().node()) op_of[n.name()] = n.op_type();
+  ASSERT_TRUE(save_model_proto(m, model).ok());
+  RunRequest r;
+  r.model_path = model;
+  r.inputs = {{"x", random_uniform_tensor(DType::kFloat16, {1, 3, 8, 8}, 4)}};
+  r.capture.all_layers = true;
+  r.platform = "ort:opt=all";
+  const RunResult all = pool.run(r);
+  r.platform = "ort:opt=disabled";
+  const RunResult eager = pool.run(r);
+  r.platform = "ort:opt=all";
+  r.capture.all_layers = false;
+  const RunResult plain = pool.run(r);
+  ASSERT_EQ(all.verdict, Verdict::kOk) << all.reason;
+  ASSERT_EQ(eager.verdict, Verdict::kOk) << eager.reason;
+  ASSERT_EQ(plain.verdict, Verdict::kOk) << plain.reason;
+  EXPECT_EQ(all.outputs[0].hash, plain.outputs[0].hash);
+  size_t relus = 0;
+  for (const auto& t : all.trace) {
+    EXPECT_EQ(t.note.find("unfused copy"), std::string::npos) << t.value << ": " << t.note;
+    if (t.op_type != "Relu") continue;
+    ++relus;
+    EXPECT_EQ(t.tensor.dtype(), DType::kFloat16) << t.value;
+    EXPECT_EQ(covered_ops(t), "Conv,Relu") << t.value;
+    EXPECT_NE(t.note.find("in float32, never rounded to the model's float16"), std::string::npos)
+        << t.value << ": " << t.note;
+  }
+  EXPECT_EQ(relus, 2u);
+  // The first Relu reads only the input: ORT's float32 result rounded once, as opt=disabled
+  // rounds it, so the two agree to float16's precision.
+  const TracedTensor* eager_relu = traced_by(eager, "Relu");
+  const TracedTensor* first = traced_by(all, "Relu");
+  ASSERT_NE(eager_relu, nullptr);
+  ASSERT_NE(first, nullptr);
+  auto a = first->tensor.values<Float16>();
+  auto e = eager_relu->tensor.values<Float16>();
+  ASSERT_EQ(a.size(), e.size());
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    worst = std::max(worst, std::abs(double(float(a[i])) - double(float(e[i]))));
+  EXPECT_LT(worst, 1e-2);
 }
 
 }  // namespace
