@@ -4,8 +4,11 @@
 
 #include <atomic>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace ig {
 
@@ -26,6 +29,28 @@ uint64_t peak_rss_bytes(int pid) {
     return kb * 1024;
   }
   return 0;
+}
+
+uint64_t peak_rss_bytes_with_descendants(int pid) {
+  std::set<int> seen{pid};
+  std::vector<int> todo{pid};
+  uint64_t total = 0;
+  while (!todo.empty()) {
+    const int p = todo.back();
+    todo.pop_back();
+    total += peak_rss_bytes(p);
+    std::error_code ec;
+    const std::filesystem::path tasks = "/proc/" + std::to_string(p) + "/task";
+    // A process that exits meanwhile ends the walk below it, without an exception.
+    for (std::filesystem::directory_iterator it(tasks, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      std::ifstream children(it->path() / "children");
+      int child = 0;
+      while (children >> child)
+        if (seen.insert(child).second) todo.push_back(child);
+    }
+  }
+  return total;
 }
 
 void return_freed_tensors_to_the_system() {

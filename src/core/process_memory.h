@@ -10,6 +10,12 @@ namespace ig {
 // OS, a process already gone).
 uint64_t peak_rss_bytes(int pid = 0);
 
+// peak_rss_bytes of `pid` plus that of each of its live descendants (found through
+// /proc/<pid>/task/*/children): a backend's runtime child (ORT's node.js runner) holds the model's
+// weights too. Each process peaked at its own moment, so the sum is an upper bound of their peak
+// together; a descendant that already exited is not counted.
+uint64_t peak_rss_bytes_with_descendants(int pid);
+
 // Makes the allocator give large freed blocks (a tensor's bytes) back to the system at once. By
 // default glibc raises its mmap threshold after the first large free and then keeps freed tensors
 // in its heaps: a study's coordinator at a 16 MiB trace budget peaked at 363 MB instead of 163 MB.

@@ -45,7 +45,8 @@ class WorkerPool {
 
   // Process ids of running workers, by canonical spec (for tests that check reuse and restarts).
   int worker_pid(const std::string& platform) const;
-  // The largest peak resident set (VmHWM) seen of each platform's workers, read after each job
+  // The largest peak resident set (VmHWM) seen of each platform's workers, each summed with its
+  // live descendants' (an upper bound: see peak_rss_bytes_with_descendants), read after each job
   // and before a restart (a worker that crashed or was killed is not read), by canonical spec.
   std::map<std::string, uint64_t> peak_rss() const;
   const std::string& worker_executable() const;

@@ -1,14 +1,19 @@
 #include "backends/ort/ort_backend.h"
 
 #include <onnx/onnx_pb.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <set>
 
+#include "core/process_memory.h"
 #include "model/onnx_model.h"
 
 namespace ig {
@@ -71,6 +76,54 @@ std::string model_identity(const std::string& path) {
   return fmt::format("{}:{}:{}.{}", path, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 }
 
+// Bytes of a value as shape inference declared it, an open dim counted as 1: only to size chunks.
+uint64_t declared_bytes(const Model& model, const std::string& name) {
+  auto it = model.graph.value_info.find(name);
+  if (it == model.graph.value_info.end() || it->second.dtype == DType::kUndefined) return 0;
+  uint64_t bytes = dtype_size(it->second.dtype);
+  for (const auto& d : it->second.dims)
+    bytes *= static_cast<uint64_t>(std::max<int64_t>(d.value, 1));
+  return bytes;
+}
+
+// Consecutive node ranges [first, second) whose values to fetch (fetch_of[node][output], "" for
+// none) take at most `limit` bytes, a node alone excepted: each range is one run of the session.
+std::vector<std::pair<size_t, size_t>> fetch_chunks(
+    const Model& model, const std::vector<std::vector<std::string>>& fetch_of, uint64_t limit) {
+  std::vector<std::pair<size_t, size_t>> chunks;
+  uint64_t bytes = 0;
+  for (size_t n = 0; n < fetch_of.size(); ++n) {
+    uint64_t node_bytes = 0;
+    const Node& node = model.graph.nodes[n];
+    for (size_t i = 0; i < fetch_of[n].size() && i < node.outputs.size(); ++i)
+      if (!fetch_of[n][i].empty()) node_bytes += declared_bytes(model, node.outputs[i]);
+    if (chunks.empty() || (bytes > 0 && bytes + node_bytes > limit)) {
+      chunks.push_back({n, n});
+      bytes = 0;
+    }
+    bytes += node_bytes;
+    chunks.back().second = n + 1;
+  }
+  return chunks;
+}
+
+// The graph outputs, then the chunk's values, each name once.
+std::vector<std::string> chunk_fetch(const std::vector<std::string>& outputs,
+                                     const std::vector<std::vector<std::string>>& fetch_of,
+                                     std::pair<size_t, size_t> chunk) {
+  std::vector<std::string> fetch = outputs;
+  std::set<std::string> seen(outputs.begin(), outputs.end());
+  for (size_t n = chunk.first; n < chunk.second; ++n)
+    for (const auto& name : fetch_of[n])
+      if (!name.empty() && seen.insert(name).second) fetch.push_back(name);
+  return fetch;
+}
+
+uint64_t fetch_limit() {
+  const uint64_t budget = trace_budget_bytes();
+  return budget > 0 ? std::min(budget, OrtBackend::kMaxFetchBytes) : OrtBackend::kMaxFetchBytes;
+}
+
 }  // namespace
 
 Expected<std::vector<std::string>> write_traced_model(const Model& model,
@@ -99,15 +152,51 @@ Expected<std::vector<std::string>> write_traced_model(const Model& model,
   return added;
 }
 
+OrtBackend::~OrtBackend() {
+  runner_.reset();  // ends node before its files go
+  if (!dir_.empty()) {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+}
+
+Expected<std::string> OrtBackend::private_dir() {
+  if (!dir_.empty()) return dir_;
+  // A worker ends by SIGKILL, its destructors unrun: folders of workers gone are removed here.
+  std::error_code ec;
+  const fs::path tmp = fs::temp_directory_path();
+  for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec)) {
+    int pid = 0;
+    const std::string name = it->path().filename().string();
+    if (std::sscanf(name.c_str(), ".infergap-ort-%d-", &pid) == 1 && pid > 0 &&
+        ::kill(pid, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
+  }
+  std::string pattern = (tmp / fmt::format(".infergap-ort-{}-XXXXXX", ::getpid())).string();
+  if (!::mkdtemp(pattern.data()))
+    return io_error("{}: cannot create a folder: {}", pattern, std::strerror(errno));
+  dir_ = pattern;
+  return dir_;
+}
+
+void OrtBackend::drop_session() {
+  if (loaded_key_.empty()) return;
+  (void)runner_->call({{"op", "drop"}, {"key", loaded_key_}});
+  loaded_id_.clear();
+  loaded_key_.clear();
+}
+
 Expected<std::string> OrtBackend::session(const Model& model, Kind kind,
-                                          const std::string& save_optimized,
                                           const std::string& load_from) {
   static constexpr const char* kPrefix[] = {"plain:", "traced:", "executed:"};
-  const std::string id = kPrefix[static_cast<int>(kind)] + model_identity(model.path);
-  auto cached = sessions_.find(id);
-  if (cached != sessions_.end() && (save_optimized.empty() || saved_.count(id)))
-    return cached->second;
-  const std::string key = std::to_string(next_key_);
+  const std::string id = kPrefix[static_cast<int>(kind)] + model_identity(model.path) + load_from;
+  if (id == loaded_id_) return loaded_key_;
+  // One session at a time: each holds the model's weights (ViT-B/16's plain and executed
+  // sessions together took node to 1.6 GB). Alternating costs a load, a fraction of a run.
+  drop_session();
+  const std::string key = std::to_string(next_key_++);
   std::string path = load_from.empty() ? model.path : load_from;
   std::string temp;
   if (kind == Kind::kTracedCopy) {
@@ -116,7 +205,8 @@ Expected<std::string> OrtBackend::session(const Model& model, Kind kind,
     temp = (dir / fmt::format(".infergap-ort-traced-{}-{}.onnx", ::getpid(), key)).string();
     auto written = write_traced_model(model, model.path, temp);
     if (!written.ok() && written.status().code() == StatusCode::kIoError) {
-      temp = (fs::temp_directory_path() / fs::path(temp).filename()).string();
+      IG_ASSIGN_OR_RETURN(std::string own, private_dir());
+      temp = (fs::path(own) / fs::path(temp).filename()).string();
       written = write_traced_model(model, model.path, temp);
     }
     if (!written.ok()) return written.status();
@@ -127,17 +217,40 @@ Expected<std::string> OrtBackend::session(const Model& model, Kind kind,
                          {"model", path},
                          {"opt", kind == Kind::kExecuted ? "disabled" : options_.opt},
                          {"threads", options_.threads}};
-  if (!save_optimized.empty()) request["optimized"] = save_optimized;
+  // ORT's arena grows by doubling and keeps what it took until the session goes: an executed
+  // graph's run exposes many values at once. Its outputs are checked against the plain ones.
+  if (kind == Kind::kExecuted) request["arena"] = false;
   auto loaded = runner_->call(request);
   if (!temp.empty()) std::filesystem::remove(temp);
   if (!loaded.ok())
     return unsupported("ort{}: {}", kind == Kind::kTracedCopy ? " (traced copy of the model)" : "",
                        loaded.status().message());
-  if (cached != sessions_.end()) (void)runner_->call({{"op", "drop"}, {"key", cached->second}});
-  ++next_key_;
-  sessions_[id] = key;
-  if (!save_optimized.empty()) saved_.insert(id);
+  loaded_id_ = id;
+  loaded_key_ = key;
   return key;
+}
+
+Status OrtBackend::save_optimized(const Model& model, const std::string& graph) {
+  drop_session();
+  const std::string key = std::to_string(next_key_++);
+  // Weights of 1 KiB and more go to the data file. Prepacking copies the weights that ORT keeps
+  // anyway to save them (node peaked at 1.07 GB on ViT-B/16) and changes no saved byte; the
+  // session is dropped unrun.
+  const nlohmann::json config{{"session",
+                               {{"optimized_model_external_initializers_file_name",
+                                 fs::path(graph).filename().string() + ".data"},
+                                {"optimized_model_external_initializers_min_size_in_bytes", "1024"},
+                                {"disable_prepacking", "1"}}}};
+  auto saved = runner_->call({{"op", "load"},
+                              {"key", key},
+                              {"model", model.path},
+                              {"opt", options_.opt},
+                              {"threads", options_.threads},
+                              {"optimized", graph},
+                              {"config", config}});
+  if (!saved.ok()) return unsupported("ort: {}", saved.status().message());
+  (void)runner_->call({{"op", "drop"}, {"key", key}});
+  return Status::Ok();
 }
 
 Expected<const OrtBackend::Executed*> OrtBackend::executed(const Model& model) {
@@ -147,22 +260,25 @@ Expected<const OrtBackend::Executed*> OrtBackend::executed(const Model& model) {
     return &*it->second;
   }
   auto make = [&]() -> Expected<Executed> {
+    IG_ASSIGN_OR_RETURN(std::string dir, private_dir());
     const std::string saved =
-        (fs::temp_directory_path() /
-         fmt::format(".infergap-ort-optimized-{}-{}.onnx", ::getpid(), executed_.size()))
-            .string();
-    auto plain = session(model, Kind::kPlain, saved);
-    auto proto = plain.ok() ? read_model_proto(saved) : Expected<onnx::ModelProto>(plain.status());
-    std::filesystem::remove(saved);
+        (fs::path(dir) / fmt::format("optimized-{}.onnx", executed_.size())).string();
+    Status st = save_optimized(model, saved);
+    auto proto = st.ok() ? read_model_proto(saved) : Expected<onnx::ModelProto>(st);
     if (!proto.ok()) return internal_error("its optimized graph: {}", proto.status().message());
     Executed e;
     IG_ASSIGN_OR_RETURN(e.plan, expose_executed_graph(model, *proto));
-    const std::string exposed = saved + ".exposed.onnx";
-    IG_RETURN_IF_ERROR(save_model_proto(*proto, exposed));
-    auto key = session(model, Kind::kExecuted, "", exposed);
-    std::filesystem::remove(exposed);
-    if (!key.ok()) return key.status();
-    e.key = *key;
+    // A graph per chunk, beside the saved one, whose data file they name relative to its folder.
+    for (const auto& [first, last] : fetch_chunks(model, e.plan.fetch_of, fetch_limit())) {
+      std::set<std::string> keep;
+      for (size_t n = first; n < last; ++n)
+        for (const auto& name : e.plan.fetch_of[n])
+          if (!name.empty()) keep.insert(name);
+      onnx::ModelProto chunk = *proto;
+      keep_exposed(e.plan, keep, chunk);
+      e.chunks.push_back({first, last, fmt::format("{}.exposed-{}.onnx", saved, e.chunks.size())});
+      IG_RETURN_IF_ERROR(save_model_proto(chunk, e.chunks.back().path));
+    }
     return e;
   };
   auto made = make();
@@ -240,30 +356,48 @@ Expected<bool> OrtBackend::trace_executed(const Model& model,
     return false;
   }
   const ExecutedPlan& plan = (*e)->plan;
-  IG_ASSIGN_OR_RETURN(auto values, run_session((*e)->key, feeds, plan.fetch));
-  for (const auto& [name, t] : plain) {
-    auto it = values.find(name);
-    if (it == values.end() || !it->second.bitwise_equal(t)) {
+  std::vector<std::string> outputs;
+  for (const auto& [name, t] : plain) outputs.push_back(name);
+  for (size_t c = 0; c < (*e)->chunks.size(); ++c) {
+    const auto& [first, last, path] = (*e)->chunks[c];
+    auto key = session(model, Kind::kExecuted, path);
+    if (!key.ok()) {
+      if (c > 0) return key.status();
+      *why = key.status().message();
+      executed_.at(model_identity(model.path)) = key.status();  // not tried again
+      return false;
+    }
+    IG_ASSIGN_OR_RETURN(
+        auto values, run_session(*key, feeds, chunk_fetch(outputs, plan.fetch_of, {first, last})));
+    // Every run of the executed graph is checked, each chunk's too.
+    for (const auto& [name, t] : plain) {
+      auto it = values.find(name);
+      if (it != values.end() && it->second.bitwise_equal(t)) continue;
+      if (c > 0)  // earlier chunks are reported already: no fallback can replace them
+        return internal_error(
+            "ort: the optimized graph, run with its values exposed, gave graph output '{}' "
+            "other bits than with the values of earlier nodes exposed, on the same inputs",
+            name);
       *why = fmt::format(
           "graph output '{}' of the optimized graph, run with its values exposed, "
           "differs from the plain session's",
           name);
       return false;
     }
-  }
-  for (size_t n = 0; n < model.graph.nodes.size(); ++n) {
-    const Node& node = model.graph.nodes[n];
-    std::vector<Value> outs(node.outputs.size());
-    bool any = false;
-    for (size_t i = 0; i < node.outputs.size() && i < plan.fetch_of[n].size(); ++i) {
-      auto it = values.find(plan.fetch_of[n][i]);
-      if (plan.fetch_of[n][i].empty() || it == values.end() ||
-          !fits_declared(model, node.outputs[i], it->second))
-        continue;
-      outs[i] = Value::of(std::move(it->second));
-      any = true;
+    for (size_t n = first; n < last; ++n) {
+      const Node& node = model.graph.nodes[n];
+      std::vector<Value> outs(node.outputs.size());
+      bool any = false;
+      for (size_t i = 0; i < node.outputs.size() && i < plan.fetch_of[n].size(); ++i) {
+        auto it = values.find(plan.fetch_of[n][i]);
+        if (plan.fetch_of[n][i].empty() || it == values.end() ||
+            !fits_declared(model, node.outputs[i], it->second))
+          continue;
+        outs[i] = Value::of(std::move(it->second));
+        any = true;
+      }
+      if (any) on_node(node, outs, plan.reports[n]);
     }
-    if (any) on_node(node, outs, plan.reports[n]);
   }
   return true;
 }
@@ -283,8 +417,6 @@ Expected<std::vector<Value>> OrtBackend::run_values(const Model& model,
       final_values = std::move(values);
   }
   if (final_values.empty()) {
-    // The executed graph first: its plain session saves the graph and serves the plain run.
-    if (on_node && options_.opt != "disabled") (void)executed(model);
     IG_ASSIGN_OR_RETURN(std::string key, session(model, Kind::kPlain));
     IG_ASSIGN_OR_RETURN(final_values, run_session(key, feeds, outputs));
     if (on_node && options_.opt != "disabled") {

@@ -5,6 +5,10 @@
 // optimization) with its values exposed, mapped back onto the original nodes
 // (ort_executed_graph.h); the run's graph outputs must be bit-identical to the plain session's.
 // Where that fails, an unfused copy of the model is traced instead and every traced value says so.
+// Memory: the runner holds one session at a time (each holds the weights), the optimized graph is
+// saved with its weights in a file beside it (the worker edits only the graph), and traced
+// values come from a few runs, each exposing a chunk of them (kMaxFetchBytes), so a study of
+// ViT-B/16 (344 MB of weights) keeps the worker and node each near one copy of the weights.
 #pragma once
 
 #include <map>
@@ -27,6 +31,7 @@ class OrtBackend : public Backend {
  public:
   OrtBackend(OrtOptions options, std::unique_ptr<OrtRunner> runner)
       : options_(std::move(options)), runner_(std::move(runner)) {}
+  ~OrtBackend() override;
   std::string name() const override { return "ort"; }
   // ORT decides at session creation; its refusal is reported by run_values as kUnsupported.
   Status supports(const Node&, const Model&) const override { return Status::Ok(); }
@@ -36,19 +41,31 @@ class OrtBackend : public Backend {
                                           const std::map<std::string, Value>& feeds,
                                           const NodeCallback& on_node) override;
 
+  // The most bytes of traced values one run of the executed graph exposes (less under a smaller
+  // trace budget): more are exposed by further graphs, each run in turn. ORT, node and the worker
+  // each hold a run's outputs at once: all of ViT-B/16's took node 330 MB past its weights.
+  static constexpr uint64_t kMaxFetchBytes = 16ull << 20;
+
  private:
   enum class Kind { kPlain, kTracedCopy, kExecuted };
-  // Loads (once per model file version) a session of `kind`; returns its key. kPlain saves the
-  // optimized graph to `save_optimized` when that is not ""; kExecuted loads `load_from`.
-  Expected<std::string> session(const Model& model, Kind kind,
-                                const std::string& save_optimized = "",
-                                const std::string& load_from = "");
-  struct Executed {
-    std::string key;  // the session running the optimized graph with its values exposed
-    ExecutedPlan plan;
+  // The runner's session of `kind` for the model (kExecuted: the graph at `load_from`), loaded
+  // in place of the one it held before.
+  Expected<std::string> session(const Model& model, Kind kind, const std::string& load_from = "");
+  void drop_session();
+  // This backend's private folder for the files it gives ORT (made on first use).
+  Expected<std::string> private_dir();
+  // Has ORT save its optimized graph of the model at `graph` in private_dir(), the weights in a
+  // file beside it.
+  Status save_optimized(const Model& model, const std::string& graph);
+  struct Chunk {
+    size_t first, last;  // the nodes [first, last) whose values it exposes
+    std::string path;    // the optimized graph exposing them, in private_dir()
   };
-  // The executed-graph session (loading the plain session again to save its graph); an error
-  // says why the optimized graph cannot be traced.
+  struct Executed {
+    ExecutedPlan plan;
+    std::vector<Chunk> chunks;  // one run each, in node order
+  };
+  // The executed graph's plan and file; an error says why the optimized graph cannot be traced.
   Expected<const Executed*> executed(const Model& model);
   // Traces the run through the executed graph; false (with *why) when its graph outputs are not
   // the plain session's, bit for bit.
@@ -65,8 +82,8 @@ class OrtBackend : public Backend {
 
   OrtOptions options_;
   std::unique_ptr<OrtRunner> runner_;
-  std::map<std::string, std::string> sessions_;         // model identity -> runner session key
-  std::set<std::string> saved_;                         // plain sessions that saved their graph
+  std::string loaded_id_, loaded_key_;  // the session the runner holds: model identity, key
+  std::string dir_;
   std::map<std::string, Expected<Executed>> executed_;  // by model identity
   int next_key_ = 0;                                    // the runner's name for the next session
 };

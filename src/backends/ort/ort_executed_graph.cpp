@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -96,6 +97,7 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
   std::set<std::string> widened_fetch;  // exposed values ORT computed in float32
   for (const auto& o : optimized.graph().output()) exposed.insert(o.name());
   auto* graph = optimized.mutable_graph();
+  plan.graph_outputs = graph->output_size();
   for (const auto& [value, from] : source) {
     if (!ix.producer.count(value)) continue;  // a graph input
     const ValueInfo* vi = ix.info(value);
@@ -194,6 +196,29 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
     }
   }
   return plan;
+}
+
+void keep_exposed(const ExecutedPlan& plan, const std::set<std::string>& keep,
+                  onnx::ModelProto& exposed) {
+  auto* graph = exposed.mutable_graph();
+  auto* outputs = graph->mutable_output();
+  int kept = plan.graph_outputs;
+  for (int i = plan.graph_outputs; i < outputs->size(); ++i)
+    if (keep.count(outputs->Get(i).name())) outputs->SwapElements(kept++, i);
+  while (outputs->size() > kept) outputs->RemoveLast();
+  std::set<std::string> wanted;
+  for (const auto& o : graph->output()) wanted.insert(o.name());
+  auto* nodes = graph->mutable_node();
+  int n_kept = 0;
+  for (int i = 0; i < nodes->size(); ++i) {
+    const auto& n = nodes->Get(i);
+    const std::string& out = n.output_size() == 1 ? n.output(0) : std::string();
+    const bool added =
+        out.size() > std::strlen(kNchwSuffix) &&
+        out.compare(out.size() - std::strlen(kNchwSuffix), std::string::npos, kNchwSuffix) == 0;
+    if (!added || wanted.count(out)) nodes->SwapElements(n_kept++, i);
+  }
+  while (nodes->size() > n_kept) nodes->RemoveLast();
 }
 
 }  // namespace ig

@@ -63,6 +63,9 @@ async function handle(req, body) {
       options.optimizedModelFilePath = req.optimized;
       options.logSeverityLevel = 3;
     }
+    if (req.arena === false) options.enableCpuMemArena = false;
+    // Session config entries ({session: {disable_prepacking: "1"}} sets session.disable_prepacking).
+    if (req.config) options.extra = req.config;
     const session = await ort.InferenceSession.create(req.model, options);
     sessions.set(req.key, session);
     return [{ inputs: session.inputNames, outputs: session.outputNames }, []];

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 #include "../../support/onnx_builder.h"
@@ -142,6 +143,38 @@ TEST_F(OrtExecutedTest, FusedGroupsAreTracedFromTheExecutedGraphWithThePlainOutp
     EXPECT_NE(add->note.find("Gemm"), std::string::npos) << add->note;
     EXPECT_EQ(add->hash, traced.outputs[0].hash);
   }
+}
+
+// Under a trace budget smaller than one layer's values, the executed graph is run once per chunk
+// of nodes, its weights (over 1 KiB) read from the data file ORT saved beside its optimized
+// graph: every traced value keeps its bits, none falls back to the unfused copy, and nothing is
+// left beside the model.
+TEST_F(OrtExecutedTest, ChunkedRunsWithExternalWeightsTraceTheSameBits) {
+  RunRequest budgeted;
+  budgeted.platform = "ort:opt=all";
+  budgeted.model_path = model;
+  budgeted.inputs = {{"x", random_uniform_tensor(DType::kFloat32, {1, 16, 12, 12}, 3)}};
+  budgeted.capture.all_layers = true;
+  budgeted.trace_budget_bytes = 4096;  // each layer's value is 18 KiB: one node per run
+  const RunResult chunked = pool.run(budgeted);
+  pool.restart("ort:opt=all");
+  const RunResult whole = run("ort:opt=all");
+  ASSERT_EQ(chunked.verdict, Verdict::kOk) << chunked.reason;
+  ASSERT_EQ(whole.verdict, Verdict::kOk) << whole.reason;
+  EXPECT_EQ(chunked.outputs[0].hash, whole.outputs[0].hash);
+  ASSERT_EQ(chunked.trace.size(), whole.trace.size());
+  ASSERT_GT(chunked.trace.size(), 3u);
+  for (size_t i = 0; i < whole.trace.size(); ++i) {
+    EXPECT_EQ(chunked.trace[i].value, whole.trace[i].value);
+    EXPECT_EQ(chunked.trace[i].hash, whole.trace[i].hash) << whole.trace[i].value;
+    EXPECT_EQ(chunked.trace[i].note.find("unfused copy"), std::string::npos)
+        << chunked.trace[i].note;
+  }
+  size_t files = 0;
+  for (const auto& f :
+       std::filesystem::directory_iterator(std::filesystem::path(model).parent_path()))
+    files += f.path().filename().string().rfind(".infergap-ort", 0) == 0 ? 1 : 0;
+  EXPECT_EQ(files, 0u);
 }
 
 // DeepWeeds-R50v2's stem: a zero Pad that ORT folds into the MaxPool's -inf padding, then a
