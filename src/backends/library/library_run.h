@@ -32,6 +32,8 @@ class RunValues {
   void set(const std::string& name, Value v);
   // The library holds `name`; no host copy yet.
   void set_native(const std::string& name);
+  // No node reads `name` any more: its host copy goes (a library's own copy is the library's).
+  void release(const std::string& name) { host_.erase(name); }
   // nullptr when nothing has that name; a value only the library holds is copied to the host.
   Expected<const Value*> host(const std::string& name);
   // What `node` reads as input `name`, on the host; the errors name the node.
