@@ -121,7 +121,13 @@ std::vector<std::string> chunk_fetch(const std::vector<std::string>& outputs,
 
 uint64_t fetch_limit() {
   const uint64_t budget = trace_budget_bytes();
-  return budget > 0 ? std::min(budget, OrtBackend::kMaxFetchBytes) : OrtBackend::kMaxFetchBytes;
+  return budget > 0 ? std::min(budget / 4, OrtBackend::kMaxFetchBytes) : OrtBackend::kMaxFetchBytes;
+}
+
+uint64_t weight_bytes(const Model& model) {
+  uint64_t bytes = 0;
+  for (const auto& [name, t] : model.graph.initializers) bytes += t.nbytes();
+  return bytes;
 }
 
 }  // namespace
@@ -181,21 +187,27 @@ Expected<std::string> OrtBackend::private_dir() {
   return dir_;
 }
 
-void OrtBackend::drop_session() {
-  if (loaded_key_.empty()) return;
-  (void)runner_->call({{"op", "drop"}, {"key", loaded_key_}});
-  loaded_id_.clear();
-  loaded_key_.clear();
+void OrtBackend::make_room(const Model& model) {
+  const std::string identity = model_identity(model.path);
+  // Two sessions of a large model each hold its weights (ViT-B/16's plain and executed sessions
+  // together took node to 1.6 GB); alternating then costs a load per run, a fraction of one.
+  const bool one_session = weight_bytes(model) > kOneSessionWeightBytes;
+  for (auto it = loaded_.begin(); it != loaded_.end();) {
+    if (!one_session && it->second.identity == identity) {
+      ++it;
+      continue;
+    }
+    (void)runner_->call({{"op", "drop"}, {"key", it->second.key}});
+    it = loaded_.erase(it);
+  }
 }
 
 Expected<std::string> OrtBackend::session(const Model& model, Kind kind,
                                           const std::string& load_from) {
   static constexpr const char* kPrefix[] = {"plain:", "traced:", "executed:"};
   const std::string id = kPrefix[static_cast<int>(kind)] + model_identity(model.path) + load_from;
-  if (id == loaded_id_) return loaded_key_;
-  // One session at a time: each holds the model's weights (ViT-B/16's plain and executed
-  // sessions together took node to 1.6 GB). Alternating costs a load, a fraction of a run.
-  drop_session();
+  if (auto it = loaded_.find(id); it != loaded_.end()) return it->second.key;
+  make_room(model);
   const std::string key = std::to_string(next_key_++);
   std::string path = load_from.empty() ? model.path : load_from;
   std::string temp;
@@ -225,13 +237,12 @@ Expected<std::string> OrtBackend::session(const Model& model, Kind kind,
   if (!loaded.ok())
     return unsupported("ort{}: {}", kind == Kind::kTracedCopy ? " (traced copy of the model)" : "",
                        loaded.status().message());
-  loaded_id_ = id;
-  loaded_key_ = key;
+  loaded_[id] = {model_identity(model.path), key};
   return key;
 }
 
 Status OrtBackend::save_optimized(const Model& model, const std::string& graph) {
-  drop_session();
+  make_room(model);
   const std::string key = std::to_string(next_key_++);
   // Weights of 1 KiB and more go to the data file. Prepacking copies the weights that ORT keeps
   // anyway to save them (node peaked at 1.07 GB on ViT-B/16) and changes no saved byte; the

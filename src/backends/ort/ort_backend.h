@@ -5,10 +5,11 @@
 // optimization) with its values exposed, mapped back onto the original nodes
 // (ort_executed_graph.h); the run's graph outputs must be bit-identical to the plain session's.
 // Where that fails, an unfused copy of the model is traced instead and every traced value says so.
-// Memory: the runner holds one session at a time (each holds the weights), the optimized graph is
-// saved with its weights in a file beside it (the worker edits only the graph), and traced
-// values come from a few runs, each exposing a chunk of them (kMaxFetchBytes), so a study of
-// ViT-B/16 (344 MB of weights) keeps the worker and node each near one copy of the weights.
+// Memory: the optimized graph is saved with its weights in a file beside it (the worker edits
+// only the graph); traced values come from as few runs as a quarter of the trace budget allows,
+// each exposing a chunk of them; and the runner keeps its sessions loaded (a run costs no load)
+// unless the model's weights pass kOneSessionWeightBytes, where it holds one session at a time
+// (each holds the weights), so a study of ViT-B/16 (344 MB) keeps node near one copy of them.
 #pragma once
 
 #include <map>
@@ -41,17 +42,22 @@ class OrtBackend : public Backend {
                                           const std::map<std::string, Value>& feeds,
                                           const NodeCallback& on_node) override;
 
-  // The most bytes of traced values one run of the executed graph exposes (less under a smaller
-  // trace budget): more are exposed by further graphs, each run in turn. ORT, node and the worker
-  // each hold a run's outputs at once: all of ViT-B/16's took node 330 MB past its weights.
-  static constexpr uint64_t kMaxFetchBytes = 16ull << 20;
+  // The most bytes of traced values one run of the executed graph exposes (a quarter of the
+  // trace budget where one is given): more are exposed by further graphs, each run in turn. ORT,
+  // node and the worker each hold a run's outputs at once: all of ViT-B/16's took node 330 MB
+  // past its weights.
+  static constexpr uint64_t kMaxFetchBytes = 64ull << 20;
+  // Past this many bytes of weights, the runner holds one session at a time.
+  static constexpr uint64_t kOneSessionWeightBytes = 128ull << 20;
 
  private:
   enum class Kind { kPlain, kTracedCopy, kExecuted };
   // The runner's session of `kind` for the model (kExecuted: the graph at `load_from`), loaded
   // in place of the one it held before.
   Expected<std::string> session(const Model& model, Kind kind, const std::string& load_from = "");
-  void drop_session();
+  // Drops the sessions of other versions of the model file, and all of them for a model whose
+  // weights pass kOneSessionWeightBytes, before another is loaded.
+  void make_room(const Model& model);
   // This backend's private folder for the files it gives ORT (made on first use).
   Expected<std::string> private_dir();
   // Has ORT save its optimized graph of the model at `graph` in private_dir(), the weights in a
@@ -82,7 +88,11 @@ class OrtBackend : public Backend {
 
   OrtOptions options_;
   std::unique_ptr<OrtRunner> runner_;
-  std::string loaded_id_, loaded_key_;  // the session the runner holds: model identity, key
+  struct Loaded {
+    std::string identity;  // of the model file version it was loaded for
+    std::string key;       // the runner's name for it
+  };
+  std::map<std::string, Loaded> loaded_;  // the sessions the runner holds, by kind and file
   std::string dir_;
   std::map<std::string, Expected<Executed>> executed_;  // by model identity
   int next_key_ = 0;                                    // the runner's name for the next session

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <vector>
 
 namespace ig {
 
@@ -209,15 +210,24 @@ void keep_exposed(const ExecutedPlan& plan, const std::set<std::string>& keep,
   std::set<std::string> wanted;
   for (const auto& o : graph->output()) wanted.insert(o.name());
   auto* nodes = graph->mutable_node();
-  int n_kept = 0;
-  for (int i = 0; i < nodes->size(); ++i) {
+  auto ends_with = [](const std::string& s, const char* suffix) {
+    const size_t n = std::strlen(suffix);
+    return s.size() > n && s.compare(s.size() - n, std::string::npos, suffix) == 0;
+  };
+  // Nodes this file added stay where what they make is wanted (a Cast of a widened value reads
+  // the ReorderOutput added before it): from the last node back.
+  std::vector<bool> keep_node(static_cast<size_t>(nodes->size()), true);
+  for (int i = nodes->size() - 1; i >= 0; --i) {
     const auto& n = nodes->Get(i);
     const std::string& out = n.output_size() == 1 ? n.output(0) : std::string();
-    const bool added =
-        out.size() > std::strlen(kNchwSuffix) &&
-        out.compare(out.size() - std::strlen(kNchwSuffix), std::string::npos, kNchwSuffix) == 0;
-    if (!added || wanted.count(out)) nodes->SwapElements(n_kept++, i);
+    if (!ends_with(out, kNchwSuffix) && !ends_with(out, kDeclaredSuffix)) continue;
+    keep_node[static_cast<size_t>(i)] = wanted.count(out) != 0;
+    if (keep_node[static_cast<size_t>(i)])
+      for (const auto& in : n.input()) wanted.insert(in);
   }
+  int n_kept = 0;
+  for (int i = 0; i < nodes->size(); ++i)
+    if (keep_node[static_cast<size_t>(i)]) nodes->SwapElements(n_kept++, i);
   while (nodes->size() > n_kept) nodes->RemoveLast();
 }
 
