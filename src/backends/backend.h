@@ -63,6 +63,9 @@ class Backend {
   std::vector<std::pair<const Node*, Status>> unsupported_nodes_of(const Model& model) const;
   // What the backend decides only from the whole model (ORT's session, OpenCV's importer, the
   // reference backend's opsets), found without running it: Ok, or kUnsupported with the refusal.
+  // false for a backend that runs the model file itself and never reads the weights of the
+  // Model it is given (only their dtypes and shapes): its worker loads them without their data.
+  virtual bool reads_initializers() const { return true; }
   virtual Status check_loads(const Model& model) { return Status::Ok(); }
   // Runs the main graph; returns the graph outputs in declaration order. Feeds may be tensors,
   // sequences or empty optionals, as the graph's inputs declare.

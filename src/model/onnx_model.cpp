@@ -7,6 +7,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -20,9 +21,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Bytes a tensor's data takes in the file (inline or external), without reading it.
+uint64_t stored_bytes(const onnx::TensorProto& t) {
+  if (t.has_raw_data()) return t.raw_data().size();
+  for (const auto& kv : t.external_data())
+    if (kv.key() == "length") return std::strtoull(kv.value().c_str(), nullptr, 10);
+  if (t.data_location() != onnx::TensorProto::EXTERNAL || !is_valid_dtype(t.data_type())) return 0;
+  uint64_t n = dtype_size(static_cast<DType>(t.data_type()));
+  for (int64_t d : t.dims()) n *= d > 0 ? static_cast<uint64_t>(d) : 0;
+  return n;
+}
+
 struct Converter {
   std::string base_dir;
   int max_depth;
+  bool initializer_data = true;
 
   Status convert_value_info(const onnx::ValueInfoProto& vi, ValueInfo& out) {
     out.name = vi.name();
@@ -148,7 +161,12 @@ struct Converter {
     for (int i = 0; i < g.initializer_size(); ++i) {
       const auto& init = g.initializer(i);
       // tensor_from_proto names the tensor in its errors.
-      IG_ASSIGN_OR_RETURN(out.initializers[init.name()], tensor_from_proto(init, base_dir));
+      if (depth == 0 && !initializer_data && init.data_type() != onnx::TensorProto::STRING &&
+          stored_bytes(init) >= (64u << 10)) {
+        IG_ASSIGN_OR_RETURN(out.initializers[init.name()], tensor_shape_from_proto(init));
+      } else {
+        IG_ASSIGN_OR_RETURN(out.initializers[init.name()], tensor_from_proto(init, base_dir));
+      }
       if (release) std::string().swap(*release->mutable_initializer(i)->mutable_raw_data());
     }
     if (g.sparse_initializer_size() > 0) {
@@ -337,7 +355,7 @@ Expected<Model> model_from_proto(onnx::ModelProto& proto, const std::string& lab
     m.opsets[os.domain() == "ai.onnx" ? "" : os.domain()] = os.version();
   }
   if (!m.opsets.count("") && proto.ir_version() < 3) m.opsets[""] = 1;
-  Converter conv{base_dir, options.max_subgraph_depth};
+  Converter conv{base_dir, options.max_subgraph_depth, options.initializer_data};
   Status st =
       conv.convert_graph(proto.graph(), m.graph, 0,
                          options.release_initializer_data ? proto.mutable_graph() : nullptr);

@@ -25,6 +25,9 @@ struct LoadOptions {
   // model_from_proto: the proto's main-graph initializers give up their data as they are
   // converted (load_model, whose proto is its own, does this always).
   bool release_initializer_data = false;
+  // false: main-graph numeric initializers of 64 KiB and more keep their dtype and shape only
+  // (Tensor::shape_only), for a process whose backend runs the model file itself (ORT).
+  bool initializer_data = true;
 };
 
 // Reads, parses, checks and converts a model. Errors name the file and, where it applies, the node.

@@ -165,6 +165,16 @@ Expected<std::string> read_external(const onnx::TensorProto& p, const std::strin
 
 }  // namespace
 
+Expected<Tensor> tensor_shape_from_proto(const onnx::TensorProto& p) {
+  const std::string label = p.name().empty() ? "tensor" : "tensor '" + p.name() + "'";
+  if (!p.has_data_type() || !is_valid_dtype(p.data_type()))
+    return invalid_argument("{} has unknown data type {}", label, p.data_type());
+  auto t = Tensor::shape_only(static_cast<DType>(p.data_type()),
+                              Shape(p.dims().begin(), p.dims().end()));
+  if (!t.ok()) return t.status().with_context(label);
+  return t;
+}
+
 Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const std::string& base_dir) {
   const std::string label = p.name().empty() ? "tensor" : "tensor '" + p.name() + "'";
   if (!p.has_data_type() || !is_valid_dtype(p.data_type())) {

@@ -14,6 +14,8 @@ namespace ig {
 // `base_dir` resolves external data; empty forbids it. Sizes are checked against the dims.
 Expected<Tensor> tensor_from_proto(const onnx::TensorProto& proto,
                                    const std::string& base_dir = "");
+// The tensor's dtype and shape only (Tensor::shape_only); its data is neither read nor checked.
+Expected<Tensor> tensor_shape_from_proto(const onnx::TensorProto& proto);
 void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
 
 Expected<Tensor> read_tensor_pb(const std::string& path, std::string* name = nullptr);

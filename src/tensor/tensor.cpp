@@ -77,6 +77,19 @@ Expected<Tensor> Tensor::create(DType dtype, Shape shape) {
   return t;
 }
 
+Expected<Tensor> Tensor::shape_only(DType dtype, Shape shape) {
+  if (dtype == DType::kUndefined || dtype == DType::kString ||
+      !is_valid_dtype(static_cast<int32_t>(dtype))) {
+    return invalid_argument("a shape-only tensor needs a numeric element type");
+  }
+  IG_ASSIGN_OR_RETURN(int64_t n, checked_numel(shape));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = n;
+  return t;
+}
+
 Tensor::Tensor(DType dtype, Shape shape) {
   auto t = create(dtype, std::move(shape));
   if (!t.ok()) throw StatusError(t.status());

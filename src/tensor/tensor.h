@@ -37,6 +37,9 @@ class Tensor {
   // use Tensor::create where the caller wants a Status instead.
   Tensor(DType dtype, Shape shape);
   static Expected<Tensor> create(DType dtype, Shape shape);
+  // Dtype and shape without storage (raw() is nullptr): a model's weight in a process whose
+  // backend runs the model file itself and never reads it (LoadOptions::initializer_data).
+  static Expected<Tensor> shape_only(DType dtype, Shape shape);
 
   template <typename T>
   static Tensor scalar(T v) {

@@ -33,13 +33,19 @@ struct WorkerPool::Impl {
   std::map<std::string, std::shared_ptr<Slot>> slots;  // by canonical spec
   std::map<std::string, uint64_t> peak_rss;            // guarded by `mu`
 
-  // Reads a live worker's peak memory before it goes, with that of the processes it started (a
-  // backend's runtime, such as ORT's node.js runner); the slot's mutex is held.
+  // Reads a live worker's peak memory before it goes, and apart from it that of the processes it
+  // started (a backend's runtime, such as ORT's node.js runner, which holds the weights too);
+  // the slot's mutex is held.
   void note_peak(const Slot& s, const std::string& spec) {
     if (!s.process || !s.process->alive()) return;
-    const uint64_t bytes = peak_rss_bytes_with_descendants(s.process->pid());
+    const uint64_t own = peak_rss_bytes(s.process->pid());
+    const uint64_t all = peak_rss_bytes_with_descendants(s.process->pid());
     std::lock_guard lock(mu);
-    peak_rss[spec] = std::max(peak_rss[spec], bytes);
+    peak_rss[spec] = std::max(peak_rss[spec], own);
+    if (all > own) {
+      uint64_t& runtime = peak_rss[spec + kRuntimeSuffix];
+      runtime = std::max(runtime, all - own);
+    }
   }
 
   std::shared_ptr<Slot> slot(const std::string& spec) {

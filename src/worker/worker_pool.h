@@ -45,10 +45,12 @@ class WorkerPool {
 
   // Process ids of running workers, by canonical spec (for tests that check reuse and restarts).
   int worker_pid(const std::string& platform) const;
-  // The largest peak resident set (VmHWM) seen of each platform's workers, each summed with its
-  // live descendants' (an upper bound: see peak_rss_bytes_with_descendants), read after each job
-  // and before a restart (a worker that crashed or was killed is not read), by canonical spec.
+  // The largest peak resident set (VmHWM) seen of each platform's workers, read after each job
+  // and before a restart (a worker that crashed or was killed is not read), by canonical spec;
+  // under spec + kRuntimeSuffix, that of the processes a worker started (ORT's node.js runner),
+  // summed (an upper bound: see peak_rss_bytes_with_descendants).
   std::map<std::string, uint64_t> peak_rss() const;
+  static constexpr const char* kRuntimeSuffix = " (runtime processes)";
   const std::string& worker_executable() const;
 
  private:

@@ -104,6 +104,30 @@ TEST(LoadMemory, ModelFromProtoReleasesInitializerDataOnlyWhenAsked) {
   }
 }
 
+// A worker whose backend runs the file itself (ORT) keeps large weights' dtype and shape only;
+// small initializers (shape tensors) keep their data.
+TEST(LoadMemory, WithoutInitializerDataLargeWeightsKeepDtypeAndShapeOnly) {
+  testing::TempDir dir;
+  const std::string path = dir.file("mm.onnx");
+  ASSERT_TRUE(save_model_proto(matmul_reshape_model(), path).ok());
+  LoadOptions options;
+  options.initializer_data = false;
+  auto model = load_model(path, options);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const Tensor& w = model->graph.initializers.at("W");
+  EXPECT_EQ(w.dtype(), DType::kFloat32);
+  EXPECT_EQ(w.shape(), (Shape{kRows, kCols}));
+  EXPECT_EQ(w.nbytes(), static_cast<size_t>(kRows * kCols) * sizeof(float));
+  EXPECT_EQ(w.raw(), nullptr);
+  const Tensor& shape = model->graph.initializers.at("shape");
+  ASSERT_NE(shape.raw(), nullptr);
+  EXPECT_EQ(shape.to_int64_vector(), (std::vector<int64_t>{16, 16}));
+  // And with data, as every other backend loads it.
+  auto full = load_model(path);
+  ASSERT_TRUE(full.ok());
+  expect_weights(*full);
+}
+
 TEST(LoadMemory, ReadErrorsStillNameTheFile) {
   testing::TempDir dir;
   auto missing = load_model(dir.file("absent.onnx"));

@@ -119,15 +119,22 @@ std::vector<std::string> chunk_fetch(const std::vector<std::string>& outputs,
   return fetch;
 }
 
-uint64_t fetch_limit() {
-  const uint64_t budget = trace_budget_bytes();
-  return budget > 0 ? std::min(budget / 4, OrtBackend::kMaxFetchBytes) : OrtBackend::kMaxFetchBytes;
-}
-
 uint64_t weight_bytes(const Model& model) {
   uint64_t bytes = 0;
   for (const auto& [name, t] : model.graph.initializers) bytes += t.nbytes();
   return bytes;
+}
+
+// The most bytes of values one run exposes: a quarter of the trace budget, at most
+// kMaxFetchBytes; kLargeModelFetchBytes for a model past kOneSessionWeightBytes, whose runner
+// already holds weights of that size (ViT-B/16: node 624 MB at 64 MiB, 504 MB at 16 MiB).
+uint64_t fetch_limit(const Model& model) {
+  const uint64_t budget = trace_budget_bytes();
+  uint64_t limit =
+      budget > 0 ? std::min(budget / 4, OrtBackend::kMaxFetchBytes) : OrtBackend::kMaxFetchBytes;
+  if (weight_bytes(model) > OrtBackend::kOneSessionWeightBytes)
+    limit = std::min(limit, OrtBackend::kLargeModelFetchBytes);
+  return limit;
 }
 
 }  // namespace
@@ -280,7 +287,7 @@ Expected<const OrtBackend::Executed*> OrtBackend::executed(const Model& model) {
     Executed e;
     IG_ASSIGN_OR_RETURN(e.plan, expose_executed_graph(model, *proto));
     // A graph per chunk, beside the saved one, whose data file they name relative to its folder.
-    for (const auto& [first, last] : fetch_chunks(model, e.plan.fetch_of, fetch_limit())) {
+    for (const auto& [first, last] : fetch_chunks(model, e.plan.fetch_of, fetch_limit(model))) {
       std::set<std::string> keep;
       for (size_t n = first; n < last; ++n)
         for (const auto& name : e.plan.fetch_of[n])
@@ -378,8 +385,15 @@ Expected<bool> OrtBackend::trace_executed(const Model& model,
       executed_.at(model_identity(model.path)) = key.status();  // not tried again
       return false;
     }
-    IG_ASSIGN_OR_RETURN(
-        auto values, run_session(*key, feeds, chunk_fetch(outputs, plan.fetch_of, {first, last})));
+    auto ran = run_session(*key, feeds, chunk_fetch(outputs, plan.fetch_of, {first, last}));
+    if (!ran.ok()) {
+      // Before any value is reported, an executed graph ORT cannot run falls back like one whose
+      // outputs differ: the plain run stands, the unfused copy is traced.
+      if (c > 0) return ran.status();
+      *why = "the optimized graph, run with its values exposed, failed: " + ran.status().message();
+      return false;
+    }
+    auto& values = *ran;
     // Every run of the executed graph is checked, each chunk's too.
     for (const auto& [name, t] : plain) {
       auto it = values.find(name);
