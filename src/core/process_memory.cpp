@@ -53,11 +53,16 @@ uint64_t peak_rss_bytes_with_descendants(int pid) {
   return total;
 }
 
-void return_freed_tensors_to_the_system() {
+void return_freed_tensors_to_the_system(size_t threshold) {
 #ifdef M_MMAP_THRESHOLD
   // Setting it also stops the raise: blocks of 256 KiB and more are mapped alone, unmapped when
   // freed.
-  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+  mallopt(M_MMAP_THRESHOLD, static_cast<int>(threshold));
+#endif
+#ifdef M_TRIM_THRESHOLD
+  // Fixing the mmap threshold also fixes the trim threshold at 128 KiB: the heap's top would be
+  // given back and faulted in again around every value of a few MB.
+  mallopt(M_TRIM_THRESHOLD, static_cast<int>(4 * threshold));
 #endif
 }
 

@@ -2,6 +2,7 @@
 // worker was last given (RunRequest::trace_budget_bytes), for a backend that bounds what it holds.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ig {
@@ -19,7 +20,9 @@ uint64_t peak_rss_bytes_with_descendants(int pid);
 // Makes the allocator give large freed blocks (a tensor's bytes) back to the system at once. By
 // default glibc raises its mmap threshold after the first large free and then keeps freed tensors
 // in its heaps: a study's coordinator at a 16 MiB trace budget peaked at 363 MB instead of 163 MB.
-void return_freed_tensors_to_the_system();
+// `threshold`: blocks from that size on are mapped alone. A worker uses a larger one (values of a
+// few MB come and go per node, and mapping each anew costs page faults on every run).
+void return_freed_tensors_to_the_system(size_t threshold = size_t{256} << 10);
 
 // Process-wide; 0 (the initial value): no budget was given.
 void set_trace_budget_bytes(uint64_t bytes);

@@ -6,7 +6,7 @@
 // (ort_executed_graph.h); the run's graph outputs must be bit-identical to the plain session's.
 // Where that fails, an unfused copy of the model is traced instead and every traced value says so.
 // Memory: the optimized graph is saved with its weights in a file beside it (the worker edits
-// only the graph); traced values come from as few runs as a quarter of the trace budget allows,
+// only the graph); traced values come from as few runs as half the trace budget allows,
 // each exposing a chunk of them; and the runner keeps its sessions loaded (a run costs no load)
 // unless the model's weights pass kOneSessionWeightBytes, where it holds one session at a time
 // (each holds the weights), so a study of ViT-B/16 (344 MB) keeps node near one copy of them.
@@ -44,11 +44,11 @@ class OrtBackend : public Backend {
                                           const std::map<std::string, Value>& feeds,
                                           const NodeCallback& on_node) override;
 
-  // The most bytes of traced values one run of the executed graph exposes (a quarter of the
-  // trace budget where one is given): more are exposed by further graphs, each run in turn. ORT,
+  // The most bytes of traced values one run of the executed graph exposes (half the trace budget
+  // where one is given): more are exposed by further graphs, each run in turn. ORT,
   // node and the worker each hold a run's outputs at once: all of ViT-B/16's took node 330 MB
   // past its weights.
-  static constexpr uint64_t kMaxFetchBytes = 64ull << 20;
+  static constexpr uint64_t kMaxFetchBytes = 128ull << 20;
   // Past this many bytes of weights, the runner holds one session at a time, and a run exposes
   // at most kLargeModelFetchBytes: each session holds the weights twice (as loaded and prepacked),
   // and two sessions of ConvNeXt-tiny (114 MB) took node to 609 MB.
