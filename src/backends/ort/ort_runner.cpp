@@ -48,7 +48,8 @@ Expected<std::unique_ptr<OrtRunner>> OrtRunner::start(const std::string& node,
   // more mapped alone go back to the system when ORT frees them.
   std::vector<std::string> argv{node, runner_js, modules_dir};
   if (const std::string env = find_on_path("env"); !env.empty())
-    argv.insert(argv.begin(), {env, "MALLOC_MMAP_THRESHOLD_=262144", "MALLOC_TRIM_THRESHOLD_=1048576"});
+    argv.insert(argv.begin(),
+                {env, "MALLOC_MMAP_THRESHOLD_=262144", "MALLOC_TRIM_THRESHOLD_=1048576"});
   IG_ASSIGN_OR_RETURN(SpawnedChild child, spawn_with_socket(argv, /*capture_stderr=*/false));
   std::unique_ptr<OrtRunner> runner(new OrtRunner());
   runner->pid_ = child.pid;
