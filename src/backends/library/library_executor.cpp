@@ -1,6 +1,7 @@
 #include "backends/library/library_executor.h"
 
 #include "backends/single_node.h"
+#include "model/value_readers.h"
 
 namespace ig {
 
@@ -8,30 +9,25 @@ Status LibraryExecutor::run(const std::map<std::string, Value>& feeds) {
   for (const auto& [name, t] : model_.graph.initializers) values_.set(name, Value::of(t));
   for (const auto& [name, v] : feeds) values_.set(name, v);
   const Graph& g = model_.graph;
-  readers_.clear();
-  for (const auto& n : g.nodes)
-    for (const auto& in : node_reads(n)) ++readers_[in];
-  for (const auto& out : g.outputs) readers_[out.name] += 1 << 20;  // never released
+  const auto reads = reads_by_node(g);
+  ValueReaders readers(reads, g);
+  auto done = [&](size_t n) {
+    readers.node_done(n, [&](const std::string& in) { values_.release(in); });
+  };
   const NodeGroups& plan = run_.groups();
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const int gi = plan.group_of.empty() ? -1 : plan.group_of[i];
     if (gi < 0) {
       // Who failed travels as a fact (Status::node) to the run's rejection.
       IG_RETURN_IF_ERROR(run_node(g.nodes[i]).at_node(static_cast<int64_t>(i)));
-      done_reading(i);
+      done(i);
     } else if (plan.groups[gi].nodes.back() == i) {
       IG_RETURN_IF_ERROR(run_group(plan.groups[gi]));
-      for (size_t member : plan.groups[gi].nodes) done_reading(member);
+      // A fused group's reads count when the group has run.
+      for (size_t member : plan.groups[gi].nodes) done(member);
     }
   }
   return Status::Ok();
-}
-
-void LibraryExecutor::done_reading(size_t i) {
-  for (const auto& in : node_reads(model_.graph.nodes[i])) {
-    auto it = readers_.find(in);
-    if (it != readers_.end() && --it->second == 0) values_.release(in);
-  }
 }
 
 Expected<std::vector<Value>> LibraryExecutor::graph_outputs() {

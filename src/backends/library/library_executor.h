@@ -5,7 +5,6 @@
 
 #include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "backends/library/library_backend.h"
@@ -29,9 +28,6 @@ class LibraryExecutor {
   // Outputs into the run's values, after the trace has seen them.
   Status store_native(const Node& node, NativeOutputs outs, const NodeReport& report);
   void store(const Node& node, std::vector<Value> compact, const NodeReport& report);
-  // Node `i` has run: the values no later node (nor the caller) reads are released, so a run
-  // holds its live values only, not every value of the model.
-  void done_reading(size_t i);
 
   const LibraryBackend& backend_;
   RefBackend& ref_;
@@ -39,7 +35,6 @@ class LibraryExecutor {
   const Model& model_;
   const NodeCallback& on_node_;
   RunValues values_;
-  std::unordered_map<std::string, int> readers_;  // nodes still to read each value
 };
 
 }  // namespace ig

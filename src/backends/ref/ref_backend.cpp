@@ -6,6 +6,7 @@
 
 #include "backends/ref/numerics/ftz.h"
 #include "backends/ref/ref_opsets.h"
+#include "model/value_readers.h"
 
 namespace ig {
 
@@ -41,14 +42,8 @@ class Executor {
   Expected<std::vector<Value>> run_graph(const Graph& graph, Scope& scope,
                                          const NodeCallback* on_node) {
     scope.initializers = &graph.initializers;
-    // Remaining readers of each value (subgraphs' implicit reads included), so intermediates are
-    // freed as soon as the last reader has run.
-    const auto& reads = reads_of(graph);
-    std::unordered_map<std::string, int> readers;
-    for (const auto& node_reads : reads) {
-      for (const auto& in : node_reads) ++readers[in];
-    }
-    for (const auto& out : graph.outputs) readers[out.name] += 1 << 20;  // never freed
+    // Intermediates are freed as soon as their last reader has run.
+    ValueReaders readers(reads_of(graph), graph);
 
     for (size_t node_index = 0; node_index < graph.nodes.size(); ++node_index) {
       const Node& node = graph.nodes[node_index];
@@ -113,10 +108,7 @@ class Executor {
       for (size_t i = 0; i < node.outputs.size(); ++i) {
         if (!node.outputs[i].empty()) scope.values[node.outputs[i]] = std::move(outs[i]);
       }
-      for (const auto& in : reads[node_index]) {
-        auto it = readers.find(in);
-        if (it != readers.end() && --it->second == 0) scope.values.erase(in);
-      }
+      readers.node_done(node_index, [&](const std::string& in) { scope.values.erase(in); });
     }
     std::vector<Value> results;
     std::vector<Value> brought_in;
@@ -161,9 +153,7 @@ class Executor {
   const std::vector<std::vector<std::string>>& reads_of(const Graph& graph) {
     auto it = reads_cache_.find(&graph);
     if (it != reads_cache_.end()) return it->second;
-    std::vector<std::vector<std::string>> reads;
-    for (const auto& n : graph.nodes) reads.push_back(node_reads(n));
-    return reads_cache_.emplace(&graph, std::move(reads)).first->second;
+    return reads_cache_.emplace(&graph, reads_by_node(graph)).first->second;
   }
   std::unordered_map<const Graph*, std::vector<std::vector<std::string>>> reads_cache_;
   const Model& model_;
