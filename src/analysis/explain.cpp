@@ -145,11 +145,15 @@ std::vector<Knobs> ranked_combinations(const NodeTraits& traits,
 Expected<ExplainResult> explain_node(const ExplainProblem& p, size_t max_trials,
                                      const ExplainProgress& progress) {
   if (!p.model || !p.node) return invalid_argument("explain: no node given");
-  if (!dtype_info(p.target.dtype()).is_float) {
-    return unsupported("{}: its output is {}, not floating point: nothing to explain bit by bit",
+  if (!dtype_info(p.target.dtype()).is_float && !is_integer(p.target.dtype())) {
+    return unsupported("{}: its output is {}, not a number: nothing to explain bit by bit",
                        p.node->label(), dtype_name(p.target.dtype()));
   }
   NodeTraits traits = node_traits(p.node->op_type);
+  // A fused group (a QDQ convolution: DequantizeLinear x3, Conv, Relu, QuantizeLinear) varies
+  // with what any of its nodes lets vary.
+  if (p.whole_model)
+    for (const auto& n : p.model->graph.nodes) traits |= node_traits(n.op_type);
   for (const auto& [name, v] : p.inputs) {
     if (!v.is_tensor() || !dtype_info(v.tensor.dtype()).is_float) continue;
     for (int64_t i = 0; i < v.tensor.numel(); ++i) {

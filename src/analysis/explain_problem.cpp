@@ -1,6 +1,8 @@
 #include "analysis/explain_problem.h"
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <set>
 
 #include "model/onnx_model.h"
@@ -49,6 +51,41 @@ Expected<std::map<std::string, Tensor>> entering_values(const Store& store, cons
   return out;
 }
 
+// Adds to `group` the nodes that compute its untraced inputs from initializers alone (the
+// DequantizeLinear of a weight or bias, which ONNX Runtime folds at load and never traces), in
+// graph order, so that the cut-out group computes them itself.
+void add_constant_producers(const Model& whole, const RepRun& run,
+                            std::vector<const Node*>& group) {
+  std::map<std::string, const Node*> producer;
+  for (const auto& n : whole.graph.nodes)
+    for (const auto& o : n.outputs) producer[o] = &n;
+  std::set<const Node*> members(group.begin(), group.end());
+  std::function<bool(const std::string&)> constant = [&](const std::string& v) {
+    if (v.empty() || whole.graph.is_initializer(v)) return true;
+    auto p = producer.find(v);
+    if (p == producer.end() || run.values.count(v)) return false;
+    for (const auto& in : p->second->inputs)
+      if (!constant(in)) return false;
+    return true;
+  };
+  std::vector<const Node*> todo(group.begin(), group.end());
+  while (!todo.empty()) {
+    const Node* n = todo.back();
+    todo.pop_back();
+    for (const auto& in : n->inputs) {
+      auto p = producer.find(in);
+      if (in.empty() || p == producer.end() || members.count(p->second) || run.values.count(in) ||
+          !constant(in))
+        continue;
+      members.insert(p->second);
+      todo.push_back(p->second);
+    }
+  }
+  group.clear();
+  for (const auto& n : whole.graph.nodes)
+    if (members.count(&n)) group.push_back(&n);
+}
+
 // A fused group (oneDNN's conv + post-ops): its nodes cut out as a model of their own, fed what
 // the platform traced before the group, compared at the group's traced output.
 Expected<ExplainProblem> fused_group_problem(const Store& store, const CaseData& c,
@@ -62,6 +99,7 @@ Expected<ExplainProblem> fused_group_problem(const Store& store, const CaseData&
   }
   if (group.empty())
     return invalid_argument("{}: no nodes of the group '{}'", c.model_path, covered);
+  add_constant_producers(whole, run, group);
   IG_ASSIGN_OR_RETURN(auto feeds, entering_values(store, c, run, whole, group, platform));
   IG_ASSIGN_OR_RETURN(Tensor target, store.tensor(run.values.at(value)));
   std::set<std::string> produced;
@@ -83,7 +121,15 @@ Expected<ExplainProblem> fused_group_problem(const Store& store, const CaseData&
                                    std::filesystem::path(c.model_path).parent_path().string()));
   ExplainProblem p;
   p.model = &model;
-  p.node = &model.graph.nodes.front();  // the head (the convolution) sets the knobs that matter
+  // Named after its convolution or product where it has one (a QDQ group opens with a
+  // DequantizeLinear); every node's traits decide the knobs (explain.cpp).
+  p.node = &model.graph.nodes.front();
+  for (const auto& n : model.graph.nodes) {
+    if (node_traits(n.op_type).reduces) {
+      p.node = &n;
+      break;
+    }
+  }
   p.whole_model = true;
   p.group = covered;
   p.target = std::move(target);

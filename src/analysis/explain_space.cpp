@@ -63,12 +63,39 @@ const std::vector<std::string> kOrders = {"pairwise", "lanes2",   "lanes4",  "la
                                           "lanes16",  "lanes32",  "block16", "block32",
                                           "block64",  "block128", "block256"};
 
+const std::set<std::string> kQuantized = {"QuantizeLinear", "DequantizeLinear", "QLinearConv",
+                                          "QLinearMatMul",  "ConvInteger",      "MatMulInteger"};
+
+// Integer kernels as the libraries build them, one trait each, then the pairs seen in practice:
+// ONNX Runtime (MLAS) on x86 without VNNI saturates pairs; oneDNN there halves the weights.
+const std::vector<Knobs> kIntegerKernels = {
+    {{"qdq", "int"}},
+    {{"qdq", "int"}, {"madd", "sat16"}},
+    {{"qdq", "int"}, {"wbits", "7"}},
+    {{"qdq", "int"}, {"requant", "gemmlowp"}},
+    {{"qdq", "int"}, {"qround", "away"}},
+    {{"qdq", "int"}, {"madd", "sat16"}, {"requant", "gemmlowp"}},
+    {{"qdq", "int"}, {"wbits", "7"}, {"qround", "away"}},
+};
+
 }  // namespace
+
+NodeTraits& NodeTraits::operator|=(const NodeTraits& o) {
+  reduces |= o.reduces;
+  convolution |= o.convolution;
+  transcendental |= o.transcendental;
+  batch_norm |= o.batch_norm;
+  has_nan |= o.has_nan;
+  has_denormal |= o.has_denormal;
+  quantized |= o.quantized;
+  return *this;
+}
 
 NodeTraits node_traits(const std::string& op_type) {
   NodeTraits t;
-  t.reduces = kReducing.count(op_type) != 0;
+  t.quantized = kQuantized.count(op_type) != 0;
   t.convolution = op_type == "Conv";
+  t.reduces = kReducing.count(op_type) != 0;
   t.transcendental = kTranscendental.count(op_type) != 0;
   t.batch_norm = op_type == "BatchNormalization";
   return t;
@@ -76,6 +103,7 @@ NodeTraits node_traits(const std::string& op_type) {
 
 std::vector<Knobs> single_knob_candidates(const NodeTraits& t) {
   std::vector<Knobs> out = {{}};
+  if (t.quantized) out.insert(out.end(), kIntegerKernels.begin(), kIntegerKernels.end());
   if (t.reduces) {
     for (const auto& o : kOrders) out.push_back({{"acc", o}});
     for (const char* s : {"2", "3", "4", "8"}) out.push_back({{"split", s}});

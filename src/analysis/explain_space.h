@@ -20,6 +20,10 @@ struct NodeTraits {
   bool batch_norm = false;      // BatchNormalization: its formula (bn=folded) matters
   bool has_nan = false;         // an input holds NaN: NaN handling matters
   bool has_denormal = false;    // an input holds denormals: flushing matters
+  // Quantized arithmetic (QuantizeLinear/DequantizeLinear groups, QLinear*, *Integer): the
+  // integer-kernel knobs matter (qdq, madd, wbits, requant, qround).
+  bool quantized = false;
+  NodeTraits& operator|=(const NodeTraits& o);
 };
 NodeTraits node_traits(const std::string& op_type);
 

@@ -34,6 +34,22 @@ struct Numerics {
   // ONNX Runtime's CPU kernel computes it. With fma=on the final multiply-add is fused.
   enum class BnFormula { kOnnx, kFolded, kAffine };
   BnFormula bn = BnFormula::kOnnx;
+  // How integer (int8) kernels compute, the way accelerators' libraries do it (qdq=int runs each
+  // DequantizeLinear -> Conv -> [Relu] -> QuantizeLinear group as one QLinearConv, as ONNX
+  // Runtime, oneDNN and XNNPACK fuse it; qdq=float follows the spec's float semantics).
+  struct Quant {
+    bool integer_groups = false;  // qdq=int
+    // madd=sat16: u8 x s8 products summed in pairs along the reduction (adjacent input channels
+    // at one kernel tap) and each pair saturated to int16, as x86's vpmaddubsw does without VNNI.
+    bool saturate_pairs = false;
+    // wbits=7: weights halved and rounded to even before the sum, the sum doubled back at
+    // requantization: oneDNN's weight scale adjustment on x86 without VNNI, which keeps pair
+    // sums within int16 (ONNX Runtime's reduce_range makes the same trade in the model).
+    bool half_weights = false;
+    bool gemmlowp = false;  // requant=gemmlowp: Q31 multiplier and shift, instead of a float scale
+    bool round_away = false;  // qround=away: float requantization rounds half away from zero
+  };
+  Quant quant;
   // A real BLAS for fp32 and fp64 GEMM (the `blas` platform): C[MxN] = A[MxK] * B[KxN], row-major
   // with leading dimensions. Empty: our own loops in the stated order. Honoured by MatMul, Gemm and
   // Conv with conv=im2col.

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "backends/ref/numerics/ftz.h"
+#include "backends/ref/qdq_groups.h"
 #include "backends/ref/ref_opsets.h"
 #include "model/value_readers.h"
 
@@ -39,21 +40,30 @@ class Executor {
  public:
   Executor(const Model& model, const Numerics& numerics) : model_(model), numerics_(numerics) {}
 
+  // `plan`: the main graph's qdq=int groups (qdq_groups.h), nullptr to run every node as written.
   Expected<std::vector<Value>> run_graph(const Graph& graph, Scope& scope,
-                                         const NodeCallback* on_node) {
+                                         const NodeCallback* on_node,
+                                         const QdqPlan* plan = nullptr) {
     scope.initializers = &graph.initializers;
     // Intermediates are freed as soon as their last reader has run.
-    ValueReaders readers(reads_of(graph), graph);
+    ValueReaders readers(plan ? plan->reads : reads_of(graph), graph);
 
     for (size_t node_index = 0; node_index < graph.nodes.size(); ++node_index) {
-      const Node& node = graph.nodes[node_index];
+      const int role = plan ? plan->role[node_index] : -1;
+      if (role == -2) continue;  // inside a group, which runs at its QuantizeLinear's place
+      const QdqGroup* group = role >= 0 ? &plan->groups[static_cast<size_t>(role)] : nullptr;
+      const Node& node = group ? group->fused : graph.nodes[node_index];
       const int64_t opset = model_.opset_for(node.domain);
-      auto def = KernelRegistry::global().find(node.domain, node.op_type, opset);
+      KernelFn run = run_qdq_conv_group;
       const auto at = static_cast<int64_t>(node.index);
-      if (!def.ok()) return def.status().with_context(node.label()).at_node(at);
-      if ((*def)->check) {
-        Status st = (*def)->check(node, model_);
-        if (!st.ok()) return st.with_context(node.label()).at_node(at);
+      if (!group) {
+        auto def = KernelRegistry::global().find(node.domain, node.op_type, opset);
+        if (!def.ok()) return def.status().with_context(node.label()).at_node(at);
+        if ((*def)->check) {
+          Status st = (*def)->check(node, model_);
+          if (!st.ok()) return st.with_context(node.label()).at_node(at);
+        }
+        run = (*def)->run;
       }
       std::vector<const Value*> inputs;
       inputs.reserve(node.inputs.size());
@@ -76,7 +86,7 @@ class Executor {
       Status st;
       try {
         NumericsScope numerics_scope(numerics_);
-        st = (*def)->run(ctx);
+        st = run(ctx);
       } catch (const StatusError& e) {
         st = e.status();
       } catch (const std::bad_alloc&) {
@@ -104,7 +114,15 @@ class Executor {
                                 node.outputs[i]);
         }
       }
-      if (on_node && *on_node) (*on_node)(node, outs, NodeReport{"", ctx.note()});
+      if (on_node && *on_node) {
+        if (group) {
+          (*on_node)(*group->report_as, outs,
+                     NodeReport{group->covers, "qdq=int: QLinearConv" +
+                                                   (ctx.note().empty() ? "" : "; " + ctx.note())});
+        } else {
+          (*on_node)(node, outs, NodeReport{"", ctx.note()});
+        }
+      }
       for (size_t i = 0; i < node.outputs.size(); ++i) {
         if (!node.outputs[i].empty()) scope.values[node.outputs[i]] = std::move(outs[i]);
       }
@@ -182,13 +200,15 @@ Expected<std::vector<Value>> RefBackend::run_values(const Model& model,
   const Model converted = convert ? convert_model_precision(model, numerics_.dtype) : Model{};
   const Model& run_model = convert ? converted : model;
   Executor exec(run_model, numerics_);
+  const QdqPlan plan =
+      numerics_.quant.integer_groups ? plan_qdq_groups(run_model.graph) : QdqPlan{};
   Scope scope;
   for (const auto& [name, v] : feeds) {
     Value value = v;
     if (convert) convert_float_value(value, numerics_.dtype);
     scope.values[name] = exec.ftz(std::move(value));
   }
-  auto result = exec.run_graph(run_model.graph, scope, &on_node);
+  auto result = exec.run_graph(run_model.graph, scope, &on_node, plan.empty() ? nullptr : &plan);
   if (!result.ok()) return result.status().with_context(model.path);
   return result;
 }

@@ -34,7 +34,12 @@ KnobTable ref_knobs() {
           knob("ftz", "off", "denormals"),
           knob("nan", "propagate", "nan-handling"),
           knob("bn", "onnx", "bn-folding"),
-          knob("math", "libm", "math-library")};
+          knob("math", "libm", "math-library"),
+          knob("qdq", "float", "integer-kernel"),
+          knob("madd", "exact", "int8-saturation"),
+          knob("wbits", "8", "int8-saturation"),
+          knob("requant", "float", "requantization-rounding"),
+          knob("qround", "even", "requantization-rounding")};
 }
 const KnobRegistrar kRefKnobs("ref", ref_knobs());
 

@@ -205,8 +205,8 @@ TEST(Emulator, BadKnobsAreErrorsListingTheValidOnes) {
   auto key = make_backend(*parse_platform_spec("ref:simd=8"));
   ASSERT_FALSE(key.ok());
   EXPECT_NE(
-      key.status().message().find(
-          "unknown key 'simd' (valid: acc, accdtype, bn, conv, dtype, fma, ftz, math, nan, split)"),
+      key.status().message().find("unknown key 'simd' (valid: acc, accdtype, bn, conv, dtype, fma, "
+                                  "ftz, madd, math, nan, qdq, qround, requant, split, wbits)"),
       std::string::npos)
       << key.status().message();
 }

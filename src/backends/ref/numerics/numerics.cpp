@@ -59,6 +59,20 @@ const std::map<std::string, std::string>& numerics_knobs() {
       {"math",
        "libm|sleef-u10|sleef-u35|fast (libm): exp, log, tanh, erf, sigmoid, pow and what builds "
        "on them (sleef-u35 has u35 log and tanh only; exp, expm1, log1p, erf, pow stay u10)"},
+      {"qdq",
+       "float|int (float): DequantizeLinear -> Conv/Gemm/MatMul -> [Relu] -> QuantizeLinear as the "
+       "spec's float arithmetic, or as one integer kernel (int32 sums, requantized), as "
+       "libraries fuse it"},
+      {"madd",
+       "exact|sat16 (exact): integer kernels sum u8 x s8 products exactly, or in pairs each "
+       "saturated to int16 (x86 vpmaddubsw without VNNI)"},
+      {"wbits",
+       "8|7 (8): integer kernels use the weights as stored, or halved to 7 bits and the sum "
+       "doubled back (oneDNN without VNNI)"},
+      {"requant",
+       "float|gemmlowp (float): integer kernels requantize by a float scale, or by a Q31 "
+       "multiplier and shift (gemmlowp, TFLite)"},
+      {"qround", "even|away (even): float requantization rounds ties to even or away from zero"},
   };
   return kKnobs;
 }
@@ -120,6 +134,25 @@ Expected<Numerics> parse_numerics(const std::map<std::string, std::string>& opti
                                                               {"sleef-u10", MathLib::kSleefU10},
                                                               {"sleef-u35", MathLib::kSleefU35},
                                                               {"fast", MathLib::kFast}}));
+    } else if (key == "qdq") {
+      IG_ASSIGN_OR_RETURN(
+          n.quant.integer_groups,
+          pick(key, value, std::map<std::string, bool>{{"float", false}, {"int", true}}));
+    } else if (key == "madd") {
+      IG_ASSIGN_OR_RETURN(
+          n.quant.saturate_pairs,
+          pick(key, value, std::map<std::string, bool>{{"exact", false}, {"sat16", true}}));
+    } else if (key == "wbits") {
+      IG_ASSIGN_OR_RETURN(n.quant.half_weights,
+                          pick(key, value, std::map<std::string, bool>{{"8", false}, {"7", true}}));
+    } else if (key == "requant") {
+      IG_ASSIGN_OR_RETURN(
+          n.quant.gemmlowp,
+          pick(key, value, std::map<std::string, bool>{{"float", false}, {"gemmlowp", true}}));
+    } else if (key == "qround") {
+      IG_ASSIGN_OR_RETURN(
+          n.quant.round_away,
+          pick(key, value, std::map<std::string, bool>{{"even", false}, {"away", true}}));
     } else {
       std::string valid;
       for (const auto& [k, _] : numerics_knobs()) valid += (valid.empty() ? "" : ", ") + k;

@@ -1,13 +1,14 @@
 // ConvInteger and QLinearConv (ai.onnx 10+): the direct convolution of conv_util.h on zero-point
 // shifted 8-bit inputs, accumulated exactly in int32. QLinearConv then requantises per output
 // channel: y = saturate(round(acc * x_scale * w_scale[m] / y_scale) + y_zero_point).
-#include "backends/ref/conv_util.h"
+#include "backends/ref/int8_arith.h"
+#include "backends/ref/qdq_groups.h"
 
 namespace ig {
 namespace {
 
-// Runs the integer convolution of X (input xi) and W (input wi) with the given zero points and
-// calls store(out_index, m, int32 acc).
+// Runs the integer convolution of X (input xi) and W (input wi) with the given zero points under
+// the platform's integer knobs and calls store(out_index, m, int32 acc); notes saturated pairs.
 template <typename Store>
 Status conv_int32(KernelContext& ctx, size_t xi, size_t wi, const ConvShape& s, QuantParam x_zp,
                   QuantParam w_zp, Store&& store) {
@@ -17,16 +18,16 @@ Status conv_int32(KernelContext& ctx, size_t xi, size_t wi, const ConvShape& s, 
     using TX = typename decltype(xtag)::type;
     return dispatch_8bit(w.dtype(), [&](auto wtag) {
       using TW = typename decltype(wtag)::type;
-      const TX* px = x.data<TX>();
+      const Numerics::Quant& quant = current_numerics().quant;
       const TW* pw = w.data<TW>();
-      const auto xz = static_cast<int32_t>(x_zp.int_at(0));
-      const int64_t w_per_m = w.numel() / std::max<int64_t>(s.m, 1);
-      conv_direct<int32_t>(
-          s, [&](int64_t i) { return static_cast<int32_t>(px[i]) - xz; },
-          [&](int64_t i) {
-            return static_cast<int32_t>(pw[i]) - static_cast<int32_t>(w_zp.int_at(i / w_per_m));
-          },
-          store);
+      std::vector<TW> halved;
+      if (quant.half_weights) {
+        halved = halve_weights(pw, w.numel(), w_zp, w.numel() / std::max<int64_t>(s.m, 1));
+        pw = halved.data();
+      }
+      const int64_t saturated = conv_int32_sums(
+          s, x.data<TX>(), pw, static_cast<int32_t>(x_zp.int_at(0)), w_zp, quant, store);
+      if (saturated > 0) ctx.set_note(fmt::format("madd=sat16: {} pair sums saturated", saturated));
       return Status::Ok();
     });
   });
@@ -42,11 +43,14 @@ Status conv_integer(KernelContext& ctx) {
   QuantParam w_zp{ctx.has_input(3) ? &ctx.input(3) : nullptr};
   Tensor& y = ctx.output(0, DType::kInt32, s.out_shape());
   int32_t* py = y.data<int32_t>();
+  const int32_t factor = weight_factor(current_numerics().quant);
   return conv_int32(ctx, 0, 1, s, x_zp, w_zp,
-                    [&](int64_t o, int64_t, int32_t acc) { py[o] = acc; });
+                    [&](int64_t o, int64_t, int32_t acc) { py[o] = acc * factor; });
 }
 
-Status qlinear_conv(KernelContext& ctx) {
+// QLinearConv; relu (a qdq=int group that had a Relu before its QuantizeLinear) clamps at the
+// output zero point, which is what Relu then QuantizeLinear give since quantizing is monotone.
+Status qlinear_conv_impl(KernelContext& ctx, bool relu) {
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(3);
   IG_ASSIGN_OR_RETURN(ConvShape s, conv_shape(ctx, x, w));
@@ -61,6 +65,16 @@ Status qlinear_conv(KernelContext& ctx) {
   const float y_scale = static_cast<float>(ctx.input(6).as_double(0));
   QuantParam w_scale{&ctx.input(4)};
   const int64_t y_zp = y_zp_t.as_int64(0);
+  const Numerics::Quant& quant = current_numerics().quant;
+  std::vector<Requantizer> requant;
+  requant.reserve(static_cast<size_t>(s.m));
+  for (int64_t m = 0; m < s.m; ++m) {
+    const double ws = w_scale.at(m);
+    const auto factor = static_cast<float>(weight_factor(quant));
+    requant.emplace_back(x_scale * static_cast<float>(ws) / y_scale * factor,
+                         static_cast<double>(x_scale) * ws / static_cast<double>(y_scale) * factor,
+                         y_zp, quant);
+  }
   return dispatch_8bit(y_zp_t.dtype(), [&](auto ytag) {
     using TY = typename decltype(ytag)::type;
     Tensor& y = ctx.output(0, y_zp_t.dtype(), s.out_shape());
@@ -69,11 +83,21 @@ Status qlinear_conv(KernelContext& ctx) {
     return conv_int32(ctx, 0, 3, s, QuantParam{&ctx.input(2)}, QuantParam{&ctx.input(5)},
                       [&](int64_t o, int64_t m, int32_t acc) {
                         if (pb != nullptr) acc += pb[m];
-                        const float scale = x_scale * static_cast<float>(w_scale.at(m)) / y_scale;
-                        py[o] = quantize_value<TY>(static_cast<float>(acc) * scale, y_zp);
+                        const TY q = requant[static_cast<size_t>(m)].template apply<TY>(acc);
+                        py[o] = relu ? std::max<TY>(q, static_cast<TY>(y_zp)) : q;
                       });
   });
 }
+
+Status qlinear_conv(KernelContext& ctx) { return qlinear_conv_impl(ctx, false); }
+
+}  // namespace
+
+Status run_qdq_conv_group(KernelContext& ctx) {
+  return qlinear_conv_impl(ctx, ctx.node.attr_int("relu", 0) != 0);
+}
+
+namespace {
 
 IG_REGISTER_KERNEL("", "ConvInteger", 10, kMaxOpset, conv_integer);
 IG_REGISTER_KERNEL("", "QLinearConv", 10, kMaxOpset, qlinear_conv);

@@ -1,0 +1,139 @@
+#include "backends/ref/qdq_groups.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "model/value_readers.h"
+
+namespace ig {
+
+namespace {
+
+struct GraphIndex {
+  const Graph& graph;
+  std::map<std::string, size_t> producer;
+  std::map<std::string, int> readers;
+  std::set<std::string> outputs;
+
+  explicit GraphIndex(const Graph& g) : graph(g) {
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      for (const auto& o : g.nodes[i].outputs) producer[o] = i;
+      for (const auto& in : node_reads(g.nodes[i])) ++readers[in];
+    }
+    for (const auto& o : g.outputs) outputs.insert(o.name);
+  }
+  const Node* produced_by(const std::string& v, const char* op_type) const {
+    auto it = producer.find(v);
+    if (it == producer.end()) return nullptr;
+    const Node& n = graph.nodes[it->second];
+    return n.op_type == op_type && n.domain.empty() ? &n : nullptr;
+  }
+  // Read by exactly one node and not a graph output: a value that can live inside a group.
+  bool private_value(const std::string& v) const {
+    auto it = readers.find(v);
+    return it != readers.end() && it->second == 1 && outputs.count(v) == 0;
+  }
+  const Tensor* initializer(const std::string& v) const {
+    auto it = graph.initializers.find(v);
+    return it == graph.initializers.end() ? nullptr : &it->second;
+  }
+};
+
+bool is_8bit(DType t) { return t == DType::kUInt8 || t == DType::kInt8; }
+
+// A DequantizeLinear with scale and zero point given as initializers; `per_axis_ok`: the scale
+// may be per output channel (axis 0), else it must be one value.
+bool plain_dequantize(const GraphIndex& ix, const Node& dq, bool per_axis_ok) {
+  if (dq.inputs.size() < 3 || dq.inputs[2].empty()) return false;
+  const Tensor* scale = ix.initializer(dq.inputs[1]);
+  const Tensor* zp = ix.initializer(dq.inputs[2]);
+  if (!scale || !zp || scale->numel() != zp->numel()) return false;
+  if (scale->numel() == 1) return scale->rank() <= 1;
+  return per_axis_ok && scale->rank() == 1 && dq.attr_int("axis", 1) == 0;
+}
+
+// The group that ends at QuantizeLinear `q`, if its pattern matches.
+bool match(const GraphIndex& ix, const Node& q, QdqGroup& group, std::vector<size_t>& members) {
+  if (q.inputs.size() < 3 || q.inputs[2].empty()) return false;
+  const Tensor* ys = ix.initializer(q.inputs[1]);
+  const Tensor* yz = ix.initializer(q.inputs[2]);
+  if (!ys || !yz || ys->numel() != 1 || yz->numel() != 1 || !is_8bit(yz->dtype())) return false;
+  const Node* relu = ix.produced_by(q.inputs[0], "Relu");
+  const std::string& conv_out = relu ? relu->inputs[0] : q.inputs[0];
+  if (relu && !ix.private_value(q.inputs[0])) return false;
+  const Node* conv = ix.produced_by(conv_out, "Conv");
+  if (!conv || !ix.private_value(conv_out) || conv->inputs.size() < 2) return false;
+  const Node* dx = ix.produced_by(conv->inputs[0], "DequantizeLinear");
+  const Node* dw = ix.produced_by(conv->inputs[1], "DequantizeLinear");
+  if (!dx || !dw || !plain_dequantize(ix, *dx, false) || !plain_dequantize(ix, *dw, true))
+    return false;
+  const Tensor* w = ix.initializer(dw->inputs[0]);
+  if (!w || !is_8bit(w->dtype()) || !ix.private_value(conv->inputs[1])) return false;
+  const Node* db = nullptr;
+  if (conv->inputs.size() > 2 && !conv->inputs[2].empty()) {
+    db = ix.produced_by(conv->inputs[2], "DequantizeLinear");
+    if (!db || !ix.private_value(conv->inputs[2]) || db->inputs.size() < 1) return false;
+    const Tensor* b = ix.initializer(db->inputs[0]);
+    // QLinearConv's bias is int32 at scale x_scale * w_scale with zero point 0, which is how
+    // quantizers write it; the libraries use the integers as they are.
+    if (!b || b->dtype() != DType::kInt32) return false;
+    if (db->inputs.size() > 2 && !db->inputs[2].empty()) {
+      const Tensor* bz = ix.initializer(db->inputs[2]);
+      if (!bz) return false;
+      for (int64_t i = 0; i < bz->numel(); ++i)
+        if (bz->as_int64(i) != 0) return false;
+    }
+  }
+  Node& f = group.fused;
+  f.name = conv->name;
+  f.op_type = "QLinearConv";
+  f.attributes = conv->attributes;
+  Attribute relu_attr;
+  relu_attr.kind = Attribute::Kind::kInt;
+  relu_attr.i = relu ? 1 : 0;
+  f.attributes["relu"] = relu_attr;
+  f.inputs = {dx->inputs[0], dx->inputs[1], dx->inputs[2], dw->inputs[0], dw->inputs[1],
+              dw->inputs[2], q.inputs[1],   q.inputs[2]};
+  if (db) f.inputs.push_back(db->inputs[0]);
+  f.outputs = {q.outputs[0]};
+  f.index = q.index;
+  group.report_as = &q;
+  // The activation's DequantizeLinear joins the group only where nothing else reads it.
+  if (ix.private_value(conv->inputs[0])) members.push_back(dx->index);
+  members.push_back(dw->index);
+  if (db) members.push_back(db->index);
+  members.push_back(conv->index);
+  if (relu) members.push_back(relu->index);
+  members.push_back(q.index);
+  return true;
+}
+
+}  // namespace
+
+QdqPlan plan_qdq_groups(const Graph& graph) {
+  QdqPlan plan;
+  plan.role.assign(graph.nodes.size(), -1);
+  plan.reads = reads_by_node(graph);
+  GraphIndex ix(graph);
+  for (const auto& q : graph.nodes) {
+    if (q.op_type != "QuantizeLinear" || !q.domain.empty() || q.outputs.size() != 1) continue;
+    QdqGroup group;
+    std::vector<size_t> members;
+    if (!match(ix, q, group, members)) continue;
+    std::sort(members.begin(), members.end());
+    const int g = static_cast<int>(plan.groups.size());
+    for (size_t m : members) {
+      plan.role[m] = -2;
+      plan.reads[m].clear();
+      group.covers += (group.covers.empty() ? "" : ",") +
+                      (graph.nodes[m].name.empty() ? "#" + std::to_string(m) : graph.nodes[m].name);
+    }
+    plan.role[q.index] = g;
+    plan.reads[q.index] = node_reads(group.fused);
+    plan.groups.push_back(std::move(group));
+  }
+  return plan;
+}
+
+}  // namespace ig

@@ -1,0 +1,38 @@
+// qdq=int: the reference interpreter runs each DequantizeLinear -> Conv -> [Relu] ->
+// QuantizeLinear group of a QDQ model as one integer kernel (QLinearConv), the way ONNX Runtime,
+// oneDNN and XNNPACK fuse it, so the integer knobs (madd, requant, qround) reach it. The plan
+// replaces each group by one node at its QuantizeLinear's place; the trace reports it as that
+// QuantizeLinear covering the group's nodes, as other fused platforms do.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backends/ref/kernel.h"
+#include "model/graph.h"
+
+namespace ig {
+
+struct QdqGroup {
+  Node fused;                      // QLinearConv-shaped: x, xs, xz, w, ws, wz, ys, yz[, b]
+  const Node* report_as = nullptr;  // the group's QuantizeLinear
+  std::string covers;              // the group's nodes, comma-separated, in graph order
+};
+
+struct QdqPlan {
+  std::vector<QdqGroup> groups;
+  // Per node of the graph: -1 runs as written, -2 is inside a group (skipped), g >= 0 runs
+  // group g in its place.
+  std::vector<int> role;
+  std::vector<std::vector<std::string>> reads;  // per node, what it reads under the plan
+  bool empty() const { return groups.empty(); }
+};
+
+// The groups of `graph` (main graph only) whose quantization parameters are per-tensor
+// activations and per-tensor or per-output-channel weights held in initializers.
+QdqPlan plan_qdq_groups(const Graph& graph);
+
+// The kernel of a fused group (ops/conv_integer.cpp).
+Status run_qdq_conv_group(KernelContext& ctx);
+
+}  // namespace ig

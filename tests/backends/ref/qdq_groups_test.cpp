@@ -1,0 +1,135 @@
+// qdq=int: a DequantizeLinear -> Conv -> Relu -> QuantizeLinear group runs as one integer kernel,
+// reported as its QuantizeLinear covering the group; `explain` finds the integer knobs that
+// reproduce such a group bit for bit and names their cause.
+#include <gtest/gtest.h>
+
+#include "../../support/run_node.h"
+#include "analysis/explain.h"
+#include "backends/ref/ref_backend.h"
+
+namespace ig {
+namespace {
+
+Node node(const std::string& name, const std::string& op, std::vector<std::string> in,
+          std::vector<std::string> out, std::map<std::string, Attribute> attrs = {}) {
+  Node n;
+  n.name = name;
+  n.op_type = op;
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  n.attributes = std::move(attrs);
+  return n;
+}
+
+// Deterministic bytes over the whole range, so that u8 x s8 pair sums exceed int16.
+template <typename T>
+Tensor spread(const Shape& shape, uint32_t seed, int lo, int hi) {
+  std::vector<T> v(static_cast<size_t>(shape_numel(shape)));
+  for (auto& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = static_cast<T>(lo + static_cast<int>((seed >> 8) % static_cast<uint32_t>(hi - lo + 1)));
+  }
+  return Tensor::from_vector<T>(v, shape);
+}
+
+// xq (u8, fed) -> DQ -> Conv(3x3, pads 1; DQ'd s8 per-channel weights, int32 bias) -> Relu -> Q.
+Model qdq_conv_model() {
+  Model m;
+  m.path = "test:qdq_conv";
+  m.opsets[""] = 13;
+  Graph& g = m.graph;
+  g.initializers["xs"] = Tensor::scalar<float>(0.02f);
+  g.initializers["xz"] = Tensor::scalar<uint8_t>(128);
+  g.initializers["wq"] = spread<int8_t>({4, 6, 3, 3}, 3, -127, 127);
+  g.initializers["ws"] = Tensor::from_vector<float>({0.01f, 0.02f, 0.015f, 0.005f}, {4});
+  g.initializers["wz"] = Tensor::from_vector<int8_t>({0, 0, 0, 0}, {4});
+  g.initializers["bq"] = Tensor::from_vector<int32_t>({100, -2000, 0, 5000}, {4});
+  g.initializers["bs"] = Tensor::from_vector<float>({0.0002f, 0.0004f, 0.0003f, 0.0001f}, {4});
+  g.initializers["ys"] = Tensor::scalar<float>(0.5f);
+  g.initializers["yz"] = Tensor::scalar<uint8_t>(3);
+  Attribute axis0 = testing::attr_int(0);
+  g.nodes = {node("dqx", "DequantizeLinear", {"xq", "xs", "xz"}, {"x"}),
+             node("dqw", "DequantizeLinear", {"wq", "ws", "wz"}, {"w"}, {{"axis", axis0}}),
+             node("dqb", "DequantizeLinear", {"bq", "bs"}, {"b"}, {{"axis", axis0}}),
+             node("conv", "Conv", {"x", "w", "b"}, {"c"}, {{"pads", testing::attr_ints({1, 1, 1, 1})}}),
+             node("relu", "Relu", {"c"}, {"r"}),
+             node("q", "QuantizeLinear", {"r", "ys", "yz"}, {"y"})};
+  for (size_t i = 0; i < g.nodes.size(); ++i) g.nodes[i].index = i;
+  ValueInfo in;
+  in.name = "xq";
+  in.dtype = DType::kUInt8;
+  g.inputs = {in};
+  ValueInfo out;
+  out.name = "y";
+  g.outputs = {out};
+  return m;
+}
+
+struct Traced {
+  Tensor y;
+  std::vector<std::string> nodes, covers, notes;
+};
+
+Traced run(const Model& m, const std::map<std::string, std::string>& options) {
+  auto n = parse_numerics(options);
+  EXPECT_TRUE(n.ok()) << n.status().to_string();
+  RefBackend backend(*n);
+  Traced t;
+  auto out = backend.run(m, {{"xq", spread<uint8_t>({1, 6, 5, 5}, 5, 0, 255)}},
+                         [&](const Node& node, const std::vector<Value>&, const NodeReport& r) {
+                           t.nodes.push_back(node.name);
+                           t.covers.push_back(r.covers);
+                           t.notes.push_back(r.note);
+                         });
+  EXPECT_TRUE(out.ok()) << out.status().to_string();
+  if (out.ok()) t.y = (*out)[0].tensor;
+  return t;
+}
+
+TEST(QdqGroups, RunAsOneIntegerKernelReportedAsTheirQuantizeLinear) {
+  const Model m = qdq_conv_model();
+  const Traced plain = run(m, {});
+  EXPECT_EQ(plain.nodes, (std::vector<std::string>{"dqx", "dqw", "dqb", "conv", "relu", "q"}));
+  const Traced fused = run(m, {{"qdq", "int"}});
+  ASSERT_EQ(fused.nodes, (std::vector<std::string>{"q"}));
+  EXPECT_EQ(fused.covers[0], "dqx,dqw,dqb,conv,relu,q");
+  EXPECT_EQ(fused.notes[0].rfind("qdq=int: QLinearConv", 0), 0u) << fused.notes[0];
+  // The group equals QLinearConv on the same integers, clamped at the zero point (Relu).
+  auto q = testing::run_node(
+      "QLinearConv",
+      {spread<uint8_t>({1, 6, 5, 5}, 5, 0, 255), m.graph.initializers.at("xs"),
+       m.graph.initializers.at("xz"), m.graph.initializers.at("wq"), m.graph.initializers.at("ws"),
+       m.graph.initializers.at("wz"), m.graph.initializers.at("ys"), m.graph.initializers.at("yz"),
+       m.graph.initializers.at("bq")},
+      {{"pads", testing::attr_ints({1, 1, 1, 1})}}, 1, 13);
+  ASSERT_TRUE(q.ok()) << q.status().to_string();
+  const Tensor& want = (*q)[0].tensor;
+  for (int64_t i = 0; i < want.numel(); ++i)
+    ASSERT_EQ(fused.y.data<uint8_t>()[i], std::max<uint8_t>(want.data<uint8_t>()[i], 3)) << i;
+  // The saturating kernel says how many pair sums it clipped, and changes outputs.
+  const Traced sat = run(m, {{"qdq", "int"}, {"madd", "sat16"}});
+  EXPECT_NE(sat.notes[0].find("pair sums saturated"), std::string::npos) << sat.notes[0];
+  int64_t differ = 0;
+  for (int64_t i = 0; i < want.numel(); ++i)
+    differ += sat.y.data<uint8_t>()[i] != fused.y.data<uint8_t>()[i];
+  EXPECT_GT(differ, 0);
+}
+
+TEST(QdqGroups, ExplainFindsTheSaturatingKernelAndNamesItsCause) {
+  const Model m = qdq_conv_model();
+  ExplainProblem p;
+  p.model = &m;
+  p.node = &m.graph.nodes[0];
+  p.whole_model = true;
+  p.group = "dqx,dqw,dqb,conv,relu,q";
+  p.target = run(m, {{"qdq", "int"}, {"madd", "sat16"}}).y;
+  p.inputs["xq"] = Value::of(spread<uint8_t>({1, 6, 5, 5}, 5, 0, 255));
+  auto r = explain_node(p, 50);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_TRUE(r->exact);
+  EXPECT_EQ(r->emulator, "ref:madd=sat16,qdq=int");
+  EXPECT_EQ(r->causes, (std::vector<std::string>{"int8-saturation", "integer-kernel"}));
+}
+
+}  // namespace
+}  // namespace ig
