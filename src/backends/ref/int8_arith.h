@@ -32,19 +32,21 @@ class Requantizer {
       r = multiply_by_quantized_multiplier(acc);
     } else {
       const float v = static_cast<float>(acc) * scale_;
-      if (!std::isfinite(v)) return v > 0 ? std::numeric_limits<Q>::max() : std::numeric_limits<Q>::lowest();
+      if (!std::isfinite(v))
+        return v > 0 ? std::numeric_limits<Q>::max() : std::numeric_limits<Q>::lowest();
       const float rounded = away_ ? std::round(v) : std::nearbyint(v);  // nearbyint: ties to even
       r = static_cast<int64_t>(std::clamp(rounded, -1e18f, 1e18f));
     }
     r += zero_point_;
-    return static_cast<Q>(std::clamp<int64_t>(r, std::numeric_limits<Q>::lowest(),
-                                              std::numeric_limits<Q>::max()));
+    return static_cast<Q>(
+        std::clamp<int64_t>(r, std::numeric_limits<Q>::lowest(), std::numeric_limits<Q>::max()));
   }
 
  private:
   // TFLite's QuantizeMultiplier: real = multiplier * 2^(shift - 31), multiplier in [2^30, 2^31).
   void quantize_multiplier(double real) {
-    if (!(real > 0) || !std::isfinite(real)) return;  // multiplier 0: every output is the zero point
+    if (!(real > 0) || !std::isfinite(real))
+      return;  // multiplier 0: every output is the zero point
     int exponent = 0;
     const double q = std::frexp(real, &exponent);
     auto fixed = static_cast<int64_t>(std::llround(q * static_cast<double>(int64_t{1} << 31)));
@@ -115,7 +117,8 @@ int64_t conv_int32_sums(const ConvShape& s, const TX* px, const TW* pw, int32_t 
                         const QuantParam& w_zp, const Numerics::Quant& q, Store&& store) {
   const int64_t w_per_m = s.m > 0 ? s.c / s.group * s.g.kernel_size() : 0;
   bool weights_zero_point_0 = true;
-  for (int64_t m = 0; m < s.m && weights_zero_point_0; ++m) weights_zero_point_0 = w_zp.int_at(m) == 0;
+  for (int64_t m = 0; m < s.m && weights_zero_point_0; ++m)
+    weights_zero_point_0 = w_zp.int_at(m) == 0;
   const bool pairs = q.saturate_pairs && std::is_same_v<TX, uint8_t> &&
                      std::is_same_v<TW, int8_t> && weights_zero_point_0;
   if (!pairs) {
@@ -154,6 +157,42 @@ int64_t conv_int32_sums(const ConvShape& s, const TX* px, const TW* pw, int32_t 
         }
         store(y_base + o, m, acc - x_zp * w_sum);
       });
+    }
+  }
+  return saturated;
+}
+
+// The int32 product of 8-bit rows X[r, k] (zero point x_zp) and W[k, n] (zero point w_zp[n]),
+// x_at(r, k) / w_at(k, n) giving the stored integers: store(r, n, acc). madd=sat16 pairs adjacent
+// k as conv_int32_sums pairs channels. Returns how many pair sums saturated.
+template <typename XAt, typename WAt, typename Store>
+int64_t gemm_int32_sums(int64_t rows, int64_t k_size, int64_t n_size, XAt&& x_at, WAt&& w_at,
+                        int32_t x_zp, const QuantParam& w_zp, bool pairs_apply,
+                        const Numerics::Quant& q, Store&& store) {
+  const bool pairs = q.saturate_pairs && pairs_apply;
+  int64_t saturated = 0;
+  for (int64_t n = 0; n < n_size; ++n) {
+    const auto wz = static_cast<int32_t>(w_zp.int_at(n));
+    int32_t w_sum = 0;
+    for (int64_t k = 0; k < k_size; ++k) w_sum += static_cast<int32_t>(w_at(k, n));
+    for (int64_t r = 0; r < rows; ++r) {
+      int32_t acc = 0;
+      if (!pairs) {
+        for (int64_t k = 0; k < k_size; ++k)
+          acc +=
+              (static_cast<int32_t>(x_at(r, k)) - x_zp) * (static_cast<int32_t>(w_at(k, n)) - wz);
+      } else {
+        for (int64_t k = 0; k < k_size; k += 2) {
+          int32_t pair = static_cast<int32_t>(x_at(r, k)) * static_cast<int32_t>(w_at(k, n));
+          if (k + 1 < k_size)
+            pair += static_cast<int32_t>(x_at(r, k + 1)) * static_cast<int32_t>(w_at(k + 1, n));
+          const int32_t clamped = std::clamp<int32_t>(pair, -32768, 32767);
+          saturated += clamped != pair;
+          acc += clamped;
+        }
+        acc -= x_zp * w_sum;
+      }
+      store(r, n, acc);
     }
   }
   return saturated;

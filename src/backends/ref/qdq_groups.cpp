@@ -42,15 +42,37 @@ struct GraphIndex {
 
 bool is_8bit(DType t) { return t == DType::kUInt8 || t == DType::kInt8; }
 
-// A DequantizeLinear with scale and zero point given as initializers; `per_axis_ok`: the scale
-// may be per output channel (axis 0), else it must be one value.
-bool plain_dequantize(const GraphIndex& ix, const Node& dq, bool per_axis_ok) {
+// A DequantizeLinear with scale and zero point given as initializers; `out_axis`: the axis of a
+// weight of rank `rank` along which the scale may vary (its output channels), -1 for none.
+bool plain_dequantize(const GraphIndex& ix, const Node& dq, int64_t out_axis, int64_t rank = 0) {
   if (dq.inputs.size() < 3 || dq.inputs[2].empty()) return false;
   const Tensor* scale = ix.initializer(dq.inputs[1]);
   const Tensor* zp = ix.initializer(dq.inputs[2]);
   if (!scale || !zp || scale->numel() != zp->numel()) return false;
   if (scale->numel() == 1) return scale->rank() <= 1;
-  return per_axis_ok && scale->rank() == 1 && dq.attr_int("axis", 1) == 0;
+  int64_t axis = dq.attr_int("axis", 1);
+  if (axis < 0) axis += rank;
+  return out_axis >= 0 && scale->rank() == 1 && axis == out_axis;
+}
+
+// The product a group is built around, and where its weight's output channels lie.
+struct Product {
+  const Node* node = nullptr;
+  int64_t out_axis = 0;  // of the weight
+  KernelFn kernel = nullptr;
+  const char* fused_op = "";
+};
+
+Product product_of(const GraphIndex& ix, const std::string& value) {
+  if (const Node* n = ix.produced_by(value, "Conv"))
+    return {n, 0, run_qdq_conv_group, "QLinearConv"};
+  if (const Node* n = ix.produced_by(value, "MatMul")) return {n, 1, run_qdq_gemm_group, "QGemm"};
+  const Node* n = ix.produced_by(value, "Gemm");
+  // Gemm groups as the libraries take them: A as it is, alpha = beta = 1.
+  if (!n || n->attr_int("transA", 0) != 0 || n->attr_float("alpha", 1.0f) != 1.0f ||
+      n->attr_float("beta", 1.0f) != 1.0f)
+    return {};
+  return {n, n->attr_int("transB", 0) != 0 ? 0 : 1, run_qdq_gemm_group, "QGemm"};
 }
 
 // The group that ends at QuantizeLinear `q`, if its pattern matches.
@@ -62,14 +84,17 @@ bool match(const GraphIndex& ix, const Node& q, QdqGroup& group, std::vector<siz
   const Node* relu = ix.produced_by(q.inputs[0], "Relu");
   const std::string& conv_out = relu ? relu->inputs[0] : q.inputs[0];
   if (relu && !ix.private_value(q.inputs[0])) return false;
-  const Node* conv = ix.produced_by(conv_out, "Conv");
+  const Product product = product_of(ix, conv_out);
+  const Node* conv = product.node;
   if (!conv || !ix.private_value(conv_out) || conv->inputs.size() < 2) return false;
   const Node* dx = ix.produced_by(conv->inputs[0], "DequantizeLinear");
   const Node* dw = ix.produced_by(conv->inputs[1], "DequantizeLinear");
-  if (!dx || !dw || !plain_dequantize(ix, *dx, false) || !plain_dequantize(ix, *dw, true))
-    return false;
+  if (!dx || !dw || !plain_dequantize(ix, *dx, -1)) return false;
   const Tensor* w = ix.initializer(dw->inputs[0]);
-  if (!w || !is_8bit(w->dtype()) || !ix.private_value(conv->inputs[1])) return false;
+  if (!w || !is_8bit(w->dtype()) || !ix.private_value(conv->inputs[1]) ||
+      !plain_dequantize(ix, *dw, product.out_axis, w->rank()))
+    return false;
+  if (conv->op_type != "Conv" && w->rank() != 2) return false;
   const Node* db = nullptr;
   if (conv->inputs.size() > 2 && !conv->inputs[2].empty()) {
     db = ix.produced_by(conv->inputs[2], "DequantizeLinear");
@@ -77,7 +102,7 @@ bool match(const GraphIndex& ix, const Node& q, QdqGroup& group, std::vector<siz
     const Tensor* b = ix.initializer(db->inputs[0]);
     // QLinearConv's bias is int32 at scale x_scale * w_scale with zero point 0, which is how
     // quantizers write it; the libraries use the integers as they are.
-    if (!b || b->dtype() != DType::kInt32) return false;
+    if (!b || b->dtype() != DType::kInt32 || b->rank() > 1) return false;
     if (db->inputs.size() > 2 && !db->inputs[2].empty()) {
       const Tensor* bz = ix.initializer(db->inputs[2]);
       if (!bz) return false;
@@ -87,14 +112,15 @@ bool match(const GraphIndex& ix, const Node& q, QdqGroup& group, std::vector<siz
   }
   Node& f = group.fused;
   f.name = conv->name;
-  f.op_type = "QLinearConv";
+  f.op_type = product.fused_op;
+  group.kernel = product.kernel;
   f.attributes = conv->attributes;
   Attribute relu_attr;
   relu_attr.kind = Attribute::Kind::kInt;
   relu_attr.i = relu ? 1 : 0;
   f.attributes["relu"] = relu_attr;
-  f.inputs = {dx->inputs[0], dx->inputs[1], dx->inputs[2], dw->inputs[0], dw->inputs[1],
-              dw->inputs[2], q.inputs[1],   q.inputs[2]};
+  f.inputs = {dx->inputs[0], dx->inputs[1], dx->inputs[2], dw->inputs[0],
+              dw->inputs[1], dw->inputs[2], q.inputs[1],   q.inputs[2]};
   if (db) f.inputs.push_back(db->inputs[0]);
   f.outputs = {q.outputs[0]};
   f.index = q.index;

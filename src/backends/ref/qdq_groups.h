@@ -1,4 +1,4 @@
-// qdq=int: the reference interpreter runs each DequantizeLinear -> Conv -> [Relu] ->
+// qdq=int: the reference interpreter runs each DequantizeLinear -> Conv/Gemm/MatMul -> [Relu] ->
 // QuantizeLinear group of a QDQ model as one integer kernel (QLinearConv), the way ONNX Runtime,
 // oneDNN and XNNPACK fuse it, so the integer knobs (madd, requant, qround) reach it. The plan
 // replaces each group by one node at its QuantizeLinear's place; the trace reports it as that
@@ -14,9 +14,10 @@
 namespace ig {
 
 struct QdqGroup {
-  Node fused;                      // QLinearConv-shaped: x, xs, xz, w, ws, wz, ys, yz[, b]
+  Node fused;  // QLinearConv-shaped: x, xs, xz, w, ws, wz, ys, yz[, b]; the product's attributes
+  KernelFn kernel = nullptr;
   const Node* report_as = nullptr;  // the group's QuantizeLinear
-  std::string covers;              // the group's nodes, comma-separated, in graph order
+  std::string covers;               // the group's nodes, comma-separated, in graph order
 };
 
 struct QdqPlan {
@@ -32,7 +33,8 @@ struct QdqPlan {
 // activations and per-tensor or per-output-channel weights held in initializers.
 QdqPlan plan_qdq_groups(const Graph& graph);
 
-// The kernel of a fused group (ops/conv_integer.cpp).
+// The kernels of fused groups: Conv (ops/conv_integer.cpp), Gemm and MatMul (ops/qdq_gemm.cpp).
 Status run_qdq_conv_group(KernelContext& ctx);
+Status run_qdq_gemm_group(KernelContext& ctx);
 
 }  // namespace ig

@@ -54,7 +54,7 @@ class Executor {
       const QdqGroup* group = role >= 0 ? &plan->groups[static_cast<size_t>(role)] : nullptr;
       const Node& node = group ? group->fused : graph.nodes[node_index];
       const int64_t opset = model_.opset_for(node.domain);
-      KernelFn run = run_qdq_conv_group;
+      KernelFn run = group ? group->kernel : nullptr;
       const auto at = static_cast<int64_t>(node.index);
       if (!group) {
         auto def = KernelRegistry::global().find(node.domain, node.op_type, opset);
@@ -117,7 +117,7 @@ class Executor {
       if (on_node && *on_node) {
         if (group) {
           (*on_node)(*group->report_as, outs,
-                     NodeReport{group->covers, "qdq=int: QLinearConv" +
+                     NodeReport{group->covers, "qdq=int: " + node.op_type +
                                                    (ctx.note().empty() ? "" : "; " + ctx.note())});
         } else {
           (*on_node)(node, outs, NodeReport{"", ctx.note()});

@@ -40,12 +40,11 @@ struct ConvCase {
   float y_scale = 64.0f;
 
   Tensor run(const Numerics& n) const {
-    auto out = testing::run_node(
-        "QLinearConv",
-        {x, Tensor::scalar<float>(1.0f), Tensor::scalar<uint8_t>(128), w,
-         Tensor::scalar<float>(1.0f), Tensor::scalar<int8_t>(0), Tensor::scalar<float>(y_scale),
-         Tensor::scalar<uint8_t>(128)},
-        {{"pads", attr_ints({1, 1, 1, 1})}}, 1, 13, "", n);
+    auto out = testing::run_node("QLinearConv",
+                                 {x, Tensor::scalar<float>(1.0f), Tensor::scalar<uint8_t>(128), w,
+                                  Tensor::scalar<float>(1.0f), Tensor::scalar<int8_t>(0),
+                                  Tensor::scalar<float>(y_scale), Tensor::scalar<uint8_t>(128)},
+                                 {{"pads", attr_ints({1, 1, 1, 1})}}, 1, 13, "", n);
     EXPECT_TRUE(out.ok()) << out.status().to_string();
     return (*out)[0].tensor;
   }

@@ -48,12 +48,13 @@ Model qdq_conv_model() {
   g.initializers["ys"] = Tensor::scalar<float>(0.5f);
   g.initializers["yz"] = Tensor::scalar<uint8_t>(3);
   Attribute axis0 = testing::attr_int(0);
-  g.nodes = {node("dqx", "DequantizeLinear", {"xq", "xs", "xz"}, {"x"}),
-             node("dqw", "DequantizeLinear", {"wq", "ws", "wz"}, {"w"}, {{"axis", axis0}}),
-             node("dqb", "DequantizeLinear", {"bq", "bs"}, {"b"}, {{"axis", axis0}}),
-             node("conv", "Conv", {"x", "w", "b"}, {"c"}, {{"pads", testing::attr_ints({1, 1, 1, 1})}}),
-             node("relu", "Relu", {"c"}, {"r"}),
-             node("q", "QuantizeLinear", {"r", "ys", "yz"}, {"y"})};
+  g.nodes = {
+      node("dqx", "DequantizeLinear", {"xq", "xs", "xz"}, {"x"}),
+      node("dqw", "DequantizeLinear", {"wq", "ws", "wz"}, {"w"}, {{"axis", axis0}}),
+      node("dqb", "DequantizeLinear", {"bq", "bs"}, {"b"}, {{"axis", axis0}}),
+      node("conv", "Conv", {"x", "w", "b"}, {"c"}, {{"pads", testing::attr_ints({1, 1, 1, 1})}}),
+      node("relu", "Relu", {"c"}, {"r"}),
+      node("q", "QuantizeLinear", {"r", "ys", "yz"}, {"y"})};
   for (size_t i = 0; i < g.nodes.size(); ++i) g.nodes[i].index = i;
   ValueInfo in;
   in.name = "xq";
@@ -129,6 +130,69 @@ TEST(QdqGroups, ExplainFindsTheSaturatingKernelAndNamesItsCause) {
   EXPECT_TRUE(r->exact);
   EXPECT_EQ(r->emulator, "ref:madd=sat16,qdq=int");
   EXPECT_EQ(r->causes, (std::vector<std::string>{"int8-saturation", "integer-kernel"}));
+}
+
+}  // namespace
+}  // namespace ig
+
+namespace ig {
+namespace {
+
+// xq [2, 3, 8] -> DQ -> MatMul(DQ'd s8 W [8, 5], per column) -> Q: one QGemm group, within one
+// step of the spec's float arithmetic and exact when the sums need no rounding.
+TEST(QdqGroups, MatMulGroupsRunOnIntegersPerOutputChannel) {
+  Model m;
+  m.path = "test:qdq_matmul";
+  m.opsets[""] = 13;
+  Graph& g = m.graph;
+  g.initializers["xs"] = Tensor::scalar<float>(0.05f);
+  g.initializers["xz"] = Tensor::scalar<uint8_t>(120);
+  g.initializers["wq"] = spread<int8_t>({8, 5}, 11, -127, 127);
+  g.initializers["ws"] = Tensor::from_vector<float>({0.01f, 0.02f, 0.03f, 0.04f, 0.05f}, {5});
+  g.initializers["wz"] = Tensor::from_vector<int8_t>({0, 0, 0, 0, 0}, {5});
+  g.initializers["ys"] = Tensor::scalar<float>(0.25f);
+  g.initializers["yz"] = Tensor::scalar<int8_t>(-3);
+  g.nodes = {
+      node("dqx", "DequantizeLinear", {"xq", "xs", "xz"}, {"x"}),
+      node("dqw", "DequantizeLinear", {"wq", "ws", "wz"}, {"w"}, {{"axis", testing::attr_int(1)}}),
+      node("mm", "MatMul", {"x", "w"}, {"c"}),
+      node("q", "QuantizeLinear", {"c", "ys", "yz"}, {"y"})};
+  for (size_t i = 0; i < g.nodes.size(); ++i) g.nodes[i].index = i;
+  ValueInfo in;
+  in.name = "xq";
+  in.dtype = DType::kUInt8;
+  g.inputs = {in};
+  ValueInfo out;
+  out.name = "y";
+  g.outputs = {out};
+  const Tensor xq = spread<uint8_t>({2, 3, 8}, 13, 0, 255);
+  auto run_on = [&](const std::map<std::string, std::string>& options, std::string* covers) {
+    RefBackend backend(*parse_numerics(options));
+    auto y = backend.run(m, {{"xq", xq}},
+                         [&](const Node&, const std::vector<Value>&, const NodeReport& r) {
+                           if (covers) *covers = r.covers;
+                         });
+    EXPECT_TRUE(y.ok()) << y.status().to_string();
+    return (*y)[0].tensor;
+  };
+  std::string covers;
+  const Tensor fused = run_on({{"qdq", "int"}}, &covers);
+  const Tensor plain = run_on({}, nullptr);
+  EXPECT_EQ(covers, "dqx,dqw,mm,q");
+  ASSERT_EQ(fused.shape(), (Shape{2, 3, 5}));
+  for (int64_t r = 0; r < 6; ++r) {
+    for (int64_t n = 0; n < 5; ++n) {
+      int32_t acc = 0;
+      for (int64_t k = 0; k < 8; ++k)
+        acc +=
+            (xq.data<uint8_t>()[r * 8 + k] - 120) * g.initializers["wq"].data<int8_t>()[k * 5 + n];
+      const float scale = 0.05f * g.initializers["ws"].data<float>()[n] / 0.25f;
+      const int want = std::clamp(
+          static_cast<int>(std::nearbyint(static_cast<float>(acc) * scale)) - 3, -128, 127);
+      ASSERT_EQ(fused.data<int8_t>()[r * 5 + n], want) << r << "," << n;
+      EXPECT_LE(std::abs(fused.data<int8_t>()[r * 5 + n] - plain.data<int8_t>()[r * 5 + n]), 1);
+    }
+  }
 }
 
 }  // namespace
