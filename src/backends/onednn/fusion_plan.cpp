@@ -1,5 +1,6 @@
 #include "backends/onednn/fusion_plan.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -38,12 +39,36 @@ bool keeps_shape(const Graph& g, const std::string& value, const Node& next) {
   }
   return true;
 }
+
+// Int8 QDQ groups whose head oneDNN runs (check_native refused the others).
+void plan_qdq(const Model& model, const std::function<bool(const Node&)>& native, FusionPlan& out) {
+  const Graph& g = model.graph;
+  const bool quantized = std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
+    return n.domain.empty() && n.op_type == "DequantizeLinear";
+  });
+  if (!quantized) return;
+  NodeGroups& plan = out.groups;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (plan.group_of[i] >= 0 || !native(g.nodes[i])) continue;
+    auto grp = qdq_group_at(model, i, initializers_of(model));
+    if (!grp.ok() || !*grp) continue;
+    const auto& nodes = (*grp)->nodes;
+    if (std::any_of(nodes.begin(), nodes.end(), [&](size_t n) { return plan.group_of[n] >= 0; }))
+      continue;
+    for (size_t n : nodes) plan.group_of[n] = static_cast<int>(plan.groups.size());
+    plan.groups.push_back({nodes});
+    out.qdq[nodes.back()] = std::move(**grp);
+  }
+}
+
 }  // namespace
 
-NodeGroups plan_fusion(const Model& model, const std::function<bool(const Node&)>& native) {
+FusionPlan plan_fusion(const Model& model, const std::function<bool(const Node&)>& native) {
   const Graph& g = model.graph;
-  NodeGroups plan;
+  FusionPlan out;
+  NodeGroups& plan = out.groups;
   plan.group_of.assign(g.nodes.size(), -1);
+  plan_qdq(model, native, out);
   // Who reads each value; graph outputs must stay materialized, so they never fuse away.
   std::unordered_map<std::string, std::vector<size_t>> readers;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -82,7 +107,7 @@ NodeGroups plan_fusion(const Model& model, const std::function<bool(const Node&)
     for (size_t n : group.nodes) plan.group_of[n] = static_cast<int>(plan.groups.size());
     plan.groups.push_back(std::move(group));
   }
-  return plan;
+  return out;
 }
 
 }  // namespace ig::onednn

@@ -1,16 +1,24 @@
 // Which nodes run as one oneDNN primitive with post-ops: a head (Conv, Gemm, MatMul, binary,
 // eltwise) followed by a chain of eltwise or binary nodes, each the only reader of the value
-// before it. The group runs at the position of its last node.
+// before it; and int8 QDQ groups (qdq_group.h), planned first, each one integer primitive. A
+// group runs at the position of its last node.
 #pragma once
 
 #include <functional>
+#include <unordered_map>
 
 #include "backends/library/node_groups.h"
+#include "backends/onednn/qdq_group.h"
 #include "model/graph.h"
 
 namespace ig::onednn {
 
+struct FusionPlan {
+  NodeGroups groups;
+  std::unordered_map<size_t, QdqGroup> qdq;  // the int8 groups, by their last node
+};
+
 // `native(node)`: oneDNN runs the node itself (not the reference fallback).
-NodeGroups plan_fusion(const Model& model, const std::function<bool(const Node&)>& native);
+FusionPlan plan_fusion(const Model& model, const std::function<bool(const Node&)>& native);
 
 }  // namespace ig::onednn

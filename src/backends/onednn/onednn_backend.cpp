@@ -1,6 +1,7 @@
 #include "backends/onednn/onednn_backend.h"
 
 #include "backends/onednn/fusion_plan.h"
+#include "backends/onednn/onednn_int8.h"
 #include "backends/onednn/onednn_ops.h"
 
 namespace ig {
@@ -28,7 +29,7 @@ class OnednnRun : public LibraryRun {
     ctx_.produced.clear();
   }
 
-  const NodeGroups& groups() const override { return plan_; }
+  const NodeGroups& groups() const override { return plan_.groups; }
 
   Expected<NativeOutputs> run_node(const Node& node, RunValues& values) override {
     IG_ASSIGN_OR_RETURN(OpResult r, run_native(node, values, {}));
@@ -36,6 +37,8 @@ class OnednnRun : public LibraryRun {
   }
 
   Expected<NativeOutputs> run_group(const NodeGroup& group, RunValues& values) override {
+    if (auto it = plan_.qdq.find(group.nodes.back()); it != plan_.qdq.end())
+      return run_int8(it->second, values);
     const Graph& g = model_.graph;
     std::vector<PostOp> post;
     for (size_t k = 1; k < group.nodes.size(); ++k) {
@@ -80,6 +83,23 @@ class OnednnRun : public LibraryRun {
     }
   }
 
+  Expected<NativeOutputs> run_int8(const onednn::QdqGroup& grp, RunValues& values) {
+    auto lookup = [&](const std::string& name) -> const Tensor* {
+      auto v = values.host(name);
+      return v.ok() && *v && (*v)->is_tensor() ? &(*v)->tensor : nullptr;
+    };
+    ctx_.cache.key = ctx_.cache.enabled ? onednn::qdq_cache_key(model_, grp, lookup) : "";
+    try {
+      auto r = onednn::run_qdq_group(ctx_, model_, grp, lookup);
+      ctx_.cache.key.clear();
+      if (!r.ok()) return r.status();
+      return NativeOutputs{{Value::of(std::move(r->out))}, r->impl};
+    } catch (const dnnl::error& e) {
+      ctx_.cache.key.clear();
+      return from_dnnl(model_.graph.nodes[grp.head], e);
+    }
+  }
+
   // Everything a node's primitive depends on beyond the model file: input shapes and post-ops.
   static std::string cache_key(const onednn::OpInputs& x, const std::vector<PostOp>& post) {
     std::string key = std::to_string(x.node.index);
@@ -94,13 +114,25 @@ class OnednnRun : public LibraryRun {
   onednn::Ctx& ctx_;
   const OnednnBackend& backend_;
   const Model& model_;
-  NodeGroups plan_;
+  onednn::FusionPlan plan_;
 };
 
 }  // namespace
 
 Status OnednnBackend::check_native(const Node& node, const Model& model) const {
-  return check_in_table(onednn::ops(), node, model);
+  IG_RETURN_IF_ERROR(check_in_table(onednn::ops(), node, model));
+  // With fusion, a Conv/Gemm/MatMul reading DequantizeLinear outputs is an int8 kernel or
+  // nothing: running it in fp32 would hide that oneDNN cannot take the quantized group. Eager
+  // (fuse=off) runs the group node by node: reorders around an fp32 primitive.
+  const bool main =
+      node.index < model.graph.nodes.size() && &model.graph.nodes[node.index] == &node;
+  if (!ctx_.opt.fuse || !main) return Status::Ok();
+  auto grp = onednn::qdq_group_at(model, node.index, onednn::initializers_of(model));
+  if (!grp.ok()) {
+    return unsupported("{}: QDQ group is not a oneDNN int8 primitive: {}", node.label(),
+                       grp.status().message());
+  }
+  return Status::Ok();
 }
 
 std::unique_ptr<LibraryRun> OnednnBackend::begin_run(const Model& model,

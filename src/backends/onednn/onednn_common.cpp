@@ -13,12 +13,44 @@ dims to_dims(const Shape& shape) {
   return dims(shape.begin(), shape.end());
 }
 
-memory::desc plain_md(const Shape& shape) {
+memory::data_type dnnl_type(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return memory::data_type::f32;
+    case DType::kUInt8:
+      return memory::data_type::u8;
+    case DType::kInt8:
+      return memory::data_type::s8;
+    case DType::kInt32:
+      return memory::data_type::s32;
+    default:
+      return memory::data_type::undef;
+  }
+}
+
+DType from_dnnl_type(memory::data_type dt) {
+  switch (dt) {
+    case memory::data_type::f32:
+      return DType::kFloat32;
+    case memory::data_type::u8:
+      return DType::kUInt8;
+    case memory::data_type::s8:
+      return DType::kInt8;
+    case memory::data_type::s32:
+      return DType::kInt32;
+    default:
+      return DType::kUndefined;
+  }
+}
+
+memory::desc plain_md(const Shape& shape, memory::data_type dt) {
   const dims d = to_dims(shape);
   dims strides(d.size(), 1);
   for (size_t i = d.size() - 1; i > 0; --i) strides[i - 1] = strides[i] * d[i];
-  return memory::desc(d, memory::data_type::f32, strides);
+  return memory::desc(d, dt, strides);
 }
+
+memory::desc plain_md(const Tensor& t) { return plain_md(t.shape(), dnnl_type(t.dtype())); }
 
 Shape pad_left(const Shape& shape, size_t rank) {
   Shape out(rank > shape.size() ? rank - shape.size() : 0, 1);
@@ -30,7 +62,7 @@ memory wrap(Ctx& c, const Tensor& t, const memory::desc& md) {
   return memory(md, c.eng, const_cast<std::byte*>(t.raw()));
 }
 
-memory wrap(Ctx& c, const Tensor& t) { return wrap(c, t, plain_md(t.shape())); }
+memory wrap(Ctx& c, const Tensor& t) { return wrap(c, t, plain_md(t)); }
 
 memory to_layout(Ctx& c, const memory& m, const memory::desc& want) {
   if (m.get_desc() == want) return m;
@@ -40,7 +72,7 @@ memory to_layout(Ctx& c, const memory& m, const memory::desc& want) {
 }
 
 Tensor to_tensor(Ctx& c, const memory& m, const Shape& shape) {
-  Tensor t(DType::kFloat32, shape);
+  Tensor t(from_dnnl_type(m.get_desc().data_type()), shape);
   memory user = wrap(c, t);
   if (m.get_desc() == user.get_desc()) {
     c.strm.wait();
@@ -164,7 +196,7 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
     const memory::desc& want = p.src_mds.at(a.id);
     if (auto it = c.produced.find(a.tensor->raw()); it != c.produced.end() &&
                                                     it->second.mem.get_desc() == want &&
-                                                    a.user_md == plain_md(a.tensor->shape())) {
+                                                    a.user_md == plain_md(*a.tensor)) {
       args[a.id] = it->second.mem;
       continue;
     }
@@ -175,8 +207,9 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
   }
   if (p.scratch) args[DNNL_ARG_SCRATCHPAD] = p.scratch;
   // A plain destination is written straight into the returned tensor.
-  if (p.dst_md == plain_md(out_shape)) {
-    Tensor out(DType::kFloat32, out_shape);
+  const memory::data_type dst_type = p.dst_md.data_type();
+  if (p.dst_md == plain_md(out_shape, dst_type)) {
+    Tensor out(from_dnnl_type(dst_type), out_shape);
     args[DNNL_ARG_DST] = wrap(c, out);
     p.prim.execute(c.strm, args);
     c.strm.wait();

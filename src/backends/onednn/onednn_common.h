@@ -84,8 +84,13 @@ struct OpResult {
 
 using dims = dnnl::memory::dims;
 dims to_dims(const Shape& shape);
+// oneDNN's data type for f32, u8, s8 and s32 tensors; undef for any other.
+dnnl::memory::data_type dnnl_type(DType dtype);
+DType from_dnnl_type(dnnl::memory::data_type dt);
 // Row-major descriptor; rank 0 becomes {1}.
-dnnl::memory::desc plain_md(const Shape& shape);
+dnnl::memory::desc plain_md(const Shape& shape,
+                            dnnl::memory::data_type dt = dnnl::memory::data_type::f32);
+dnnl::memory::desc plain_md(const Tensor& t);  // of the tensor's own dtype
 // Shape left-padded with 1s to `rank` (numpy broadcasting).
 Shape pad_left(const Shape& shape, size_t rank);
 // Memory over a tensor's own storage (oneDNN does not write to sources).
@@ -93,7 +98,7 @@ dnnl::memory wrap(Ctx& c, const Tensor& t, const dnnl::memory::desc& md);
 dnnl::memory wrap(Ctx& c, const Tensor& t);
 // `m` in layout `want`, reordering when it differs.
 dnnl::memory to_layout(Ctx& c, const dnnl::memory& m, const dnnl::memory::desc& want);
-// Plain fp32 tensor of `shape` from memory in any layout.
+// Plain tensor of `shape` (of the memory's data type) from memory in any layout.
 Tensor to_tensor(Ctx& c, const dnnl::memory& m, const Shape& shape);
 
 // Post-ops as an attribute, binary operands in plain layout, with the options' fpmath mode.
@@ -106,7 +111,8 @@ dnnl::primitive_attr make_attr_any(const Options& opt, const std::vector<PostOp>
                                    const Shape& out);
 
 // Runs a primitive whose sources are plain tensors: sources are reordered into the layouts the
-// primitive chose, the destination is returned as a plain tensor of `out_shape`. `make_pd`
+// primitive chose, the destination is returned as a plain tensor of `out_shape` (of the
+// destination's data type: f32, or u8/s8 for int8 primitives). `make_pd`
 // creates the primitive descriptor; it is called only when the node is not cached yet.
 struct Arg {
   int id;

@@ -28,7 +28,8 @@ struct Run {
 // Checks say what oneDNN can do from the node alone (attributes, constant inputs).
 using OpDef = OpEntry<Run>;
 
-// Every mapped operator: the nn table, then the elementwise one.
+// Every mapped operator: the nn table, the elementwise one, then QuantizeLinear /
+// DequantizeLinear as reorders (onednn_int8.h).
 const std::vector<OpDef>& ops();
 
 // The eltwise algorithm an ONNX unary node maps to, if any (also used to fuse it as a post-op).
@@ -39,6 +40,7 @@ std::optional<dnnl::algorithm> binary_alg(const Node& node);
 // Registration tables of the two op files.
 const std::vector<OpDef>& nn_ops();
 const std::vector<OpDef>& elementwise_ops();
+const std::vector<OpDef>& quant_ops();
 
 // Every input tensor must be fp32 (runtime check; the reason names the input).
 Status require_float(const OpInputs& x);

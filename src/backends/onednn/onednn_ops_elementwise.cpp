@@ -277,6 +277,7 @@ const std::vector<OpDef>& ops() {
   static const std::vector<OpDef> kOps = [] {
     std::vector<OpDef> all = nn_ops();
     all.insert(all.end(), elementwise_ops().begin(), elementwise_ops().end());
+    all.insert(all.end(), quant_ops().begin(), quant_ops().end());
     return all;
   }();
   return kOps;
