@@ -74,6 +74,8 @@ const std::vector<Knobs> kIntegerKernels = {
     {{"qdq", "int"}, {"wbits", "7"}},
     {{"qdq", "int"}, {"requant", "gemmlowp"}},
     {{"qdq", "int"}, {"qround", "away"}},
+    {{"qdq", "int"}, {"requant", "float-zp"}},
+    {{"qdq", "int"}, {"madd", "sat16"}, {"requant", "float-zp"}},
     {{"qdq", "int"}, {"madd", "sat16"}, {"requant", "gemmlowp"}},
     {{"qdq", "int"}, {"wbits", "7"}, {"qround", "away"}},
 };

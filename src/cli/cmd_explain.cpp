@@ -77,6 +77,10 @@ Status run_explain(const ExplainArgs& a) {
   }
   if (r.exact) {
     std::printf("  reproduced bit for bit by %s\n", r.emulator.c_str());
+  } else if (r.mantissa_bits <= 0) {  // an integer output (a quantized group): no mantissa
+    std::printf("  not reproduced exactly; closest: %s (%lld of %lld elements differ)\n",
+                r.emulator.c_str(), static_cast<long long>(r.differing),
+                static_cast<long long>(elements));
   } else {
     std::printf(
         "  not reproduced exactly; closest: %s (%d of %d mantissa bits agree, %lld of %lld "

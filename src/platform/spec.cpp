@@ -40,4 +40,9 @@ Expected<PlatformSpec> parse_platform_spec(const std::string& text) {
   return spec;
 }
 
+std::string canonical_platform_label(const std::string& text) {
+  auto spec = parse_platform_spec(text);
+  return spec.ok() ? spec->to_string() : text;
+}
+
 }  // namespace ig

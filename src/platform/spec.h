@@ -15,5 +15,8 @@ struct PlatformSpec {
 };
 
 Expected<PlatformSpec> parse_platform_spec(const std::string& text);
+// The label a study stores for `text` (options sorted: `onednn:isa=avx2,fallback=ref` is
+// `onednn:fallback=ref,isa=avx2`); `text` itself where it does not parse.
+std::string canonical_platform_label(const std::string& text);
 
 }  // namespace ig

@@ -5,6 +5,7 @@
 
 #include "analysis/explain_problem.h"
 #include "analysis/study_data.h"
+#include "platform/spec.h"
 
 namespace ig {
 
@@ -18,8 +19,9 @@ struct Located {
 
 // The run to explain: --run, else the platform's (majority) run in the first case that traced
 // the node.
-Expected<Located> locate(const StudyData& study, const ExplainRequest& a, const std::string& db) {
+Expected<Located> locate(const StudyData& study, ExplainRequest a, const std::string& db) {
   const auto labels = study.labels();
+  a.platform = canonical_platform_label(a.platform);
   if (a.run == 0 && std::find(labels.begin(), labels.end(), a.platform) == labels.end()) {
     return invalid_argument("{}: no platform '{}' (platforms: {})", db, a.platform,
                             nlohmann::json(labels).dump());

@@ -83,8 +83,8 @@ std::vector<int> expected(const QdqConv& k, const Tensor& x) {
             for (int64_t kx = 0; kx < 3; ++kx) {
               const int64_t y = oy + ky - 1, xx = ox + kx - 1;
               if (y < 0 || y >= kHw || xx < 0 || xx >= kHw) continue;
-              const int q = int(std::nearbyint(x.data<float>()[(i * kHw + y) * kHw + xx] / kXs)) +
-                            k.x_zp;
+              const int q =
+                  int(std::nearbyint(x.data<float>()[(i * kHw + y) * kHw + xx] / kXs)) + k.x_zp;
               acc += int64_t(q - k.x_zp) * k.w[((o * kIc + i) * 3 + ky) * 3 + kx];
             }
           }
@@ -105,7 +105,8 @@ std::vector<int> ints_of(const Tensor& t) {
 
 int max_step(const std::vector<int>& a, const std::vector<int>& b) {
   int worst = a.size() == b.size() ? 0 : 1000;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    worst = std::max(worst, std::abs(a[i] - b[i]));
   return worst;
 }
 

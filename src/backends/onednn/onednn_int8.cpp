@@ -99,8 +99,8 @@ Expected<OpResult> int8_conv(Ctx& c, const Node& h, const Tensor& X, const Tenso
                              memory::data_type dst_type) {
   const int64_t group = h.attr_int("group", 1);
   if (X.rank() < 3 || X.rank() > 5 || W.rank() != X.rank()) {
-    return unsupported("{}: oneDNN int8 convolution needs 1 to 3 spatial dims ({}, {})",
-                       h.label(), X.describe(), W.describe());
+    return unsupported("{}: oneDNN int8 convolution needs 1 to 3 spatial dims ({}, {})", h.label(),
+                       X.describe(), W.describe());
   }
   const Shape kernel(W.shape().begin() + 2, W.shape().end());
   IG_ASSIGN_OR_RETURN(Window w, window_of(h, X.shape(), kernel, false));
@@ -118,12 +118,12 @@ Expected<OpResult> int8_conv(Ctx& c, const Node& h, const Tensor& X, const Tenso
   }
   const memory::desc src_md(to_dims(X.shape()), dnnl_type(X.dtype()), kAny);
   const memory::desc w_md(to_dims(wshape), kS8, kAny);
-  const memory::desc b_md = bias ? memory::desc({oc}, memory::data_type::f32, kAny) : memory::desc();
+  const memory::desc b_md =
+      bias ? memory::desc({oc}, memory::data_type::f32, kAny) : memory::desc();
   const memory::desc dst_md(to_dims(out), dst_type, kAny);
   dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
-                                    dnnl::algorithm::convolution_direct, src_md, w_md, b_md,
-                                    dst_md, w.strides, minus_one(w.dilations), w.pad_begin,
-                                    w.pad_end);
+                                    dnnl::algorithm::convolution_direct, src_md, w_md, b_md, dst_md,
+                                    w.strides, minus_one(w.dilations), w.pad_begin, w.pad_end);
   auto pd = [&] { return dnnl::convolution_forward::primitive_desc(d, attr, c.eng); };
   std::vector<Arg> args = {{DNNL_ARG_SRC, &X, plain_md(X)},
                            {DNNL_ARG_WEIGHTS, &W, plain_md(wshape, kS8)}};
@@ -137,12 +137,11 @@ Expected<OpResult> int8_matmul(Ctx& c, const Node& h, const Tensor& X, const Ten
                                memory::data_type dst_type) {
   const bool tb = h.op_type == "Gemm" && h.attr_int("transB", 0) != 0;
   if (X.rank() < 2 || W.rank() != 2 || (h.op_type == "Gemm" && X.rank() != 2))
-    return unsupported("{}: int8 {} of {} by {} is not mapped", h.label(), h.op_type,
-                       X.describe(), W.describe());
+    return unsupported("{}: int8 {} of {} by {} is not mapped", h.label(), h.op_type, X.describe(),
+                       W.describe());
   const int64_t K = X.dim(-1), N = tb ? W.dim(0) : W.dim(1);
   if ((tb ? W.dim(1) : W.dim(0)) != K) {
-    return invalid_argument("{}: {} and {} do not multiply", h.label(), X.describe(),
-                            W.describe());
+    return invalid_argument("{}: {} and {} do not multiply", h.label(), X.describe(), W.describe());
   }
   const int64_t M = X.numel() / K;
   const Tensor A = X.reshaped({M, K});
@@ -210,14 +209,16 @@ Expected<OpResult> run_qdq_group(Ctx& c, const Model& model, const QdqGroup& grp
     IG_ASSIGN_OR_RETURN(const Tensor* f, need(values, dw.outputs[0]));
     std::vector<float> inv;
     for (float s : wq.scales) inv.push_back(1.0f / s);
-    const int axis = h.op_type == "Conv" || (h.op_type == "Gemm" && h.attr_int("transB", 0)) ? 0 : 1;
+    const int axis =
+        h.op_type == "Conv" || (h.op_type == "Gemm" && h.attr_int("transB", 0)) ? 0 : 1;
     IG_ASSIGN_OR_RETURN(OpResult r, reorder_scaled(c, *f, DType::kInt8, inv, axis, 0, 0));
     W = std::move(r.out);
   }
   if (W.rank() < 2) return unsupported("{}: weights {} are not mapped", h.label(), W.describe());
   const int64_t oc = out_channels(h, W);
   if (wq.scales.size() != 1 && static_cast<int64_t>(wq.scales.size()) != oc)
-    return invalid_argument("{}: {} weight scales for {} channels", dw.label(), wq.scales.size(), oc);
+    return invalid_argument("{}: {} weight scales for {} channels", dw.label(), wq.scales.size(),
+                            oc);
   std::vector<double> acc(static_cast<size_t>(oc));
   for (int64_t k = 0; k < oc; ++k)
     acc[k] = double(xq.scales[0]) * double(wq.scales[wq.scales.size() == 1 ? 0 : k]);
@@ -246,9 +247,8 @@ Expected<OpResult> run_qdq_group(Ctx& c, const Model& model, const QdqGroup& grp
   if (dst_type == memory::data_type::undef)
     return unsupported("{}: output type {} is not mapped", h.label(), dtype_name(yq.type));
   const Tensor* b = bias ? &*bias : nullptr;
-  IG_ASSIGN_OR_RETURN(OpResult r, h.op_type == "Conv"
-                                      ? int8_conv(c, h, X, W, b, attr, dst_type)
-                                      : int8_matmul(c, h, X, W, b, attr, dst_type));
+  IG_ASSIGN_OR_RETURN(OpResult r, h.op_type == "Conv" ? int8_conv(c, h, X, W, b, attr, dst_type)
+                                                      : int8_matmul(c, h, X, W, b, attr, dst_type));
   r.impl = fmt::format("int8 {}s8 {}", X.dtype() == DType::kUInt8 ? "u8" : "s8", r.impl);
   return r;
 }

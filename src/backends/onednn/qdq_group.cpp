@@ -60,9 +60,10 @@ Status per_tensor(const Node& n, const char* what, const TensorLookup& known) {
   const Tensor* s = input_of(n, 1, known);
   const Tensor* z = input_of(n, 2, known);
   if ((s && s->numel() != 1) || (z && z->numel() != 1)) {
-    return unsupported("{}: per-channel {} scales or zero points; oneDNN's int8 kernels take one "
-                       "per tensor",
-                       n.label(), what);
+    return unsupported(
+        "{}: per-channel {} scales or zero points; oneDNN's int8 kernels take one "
+        "per tensor",
+        n.label(), what);
   }
   if (s && s->dtype() != DType::kFloat32)
     return unsupported("{}: {} scale is {}, not float", n.label(), what, s->describe());
@@ -99,16 +100,18 @@ Status check_weights(const Node& head, const Node& dw, const TensorLookup& known
     if (axis < 0) axis += w->rank();
     const int64_t oc_axis = channel_axis(head, w->rank());
     if (s->rank() != 1 || axis != oc_axis || s->numel() != w->dim(static_cast<int>(oc_axis))) {
-      return unsupported("{}: weight scales {} along axis {}; oneDNN scales per output channel "
-                         "(axis {}) or per tensor",
-                         dw.label(), s->describe(), axis, oc_axis);
+      return unsupported(
+          "{}: weight scales {} along axis {}; oneDNN scales per output channel "
+          "(axis {}) or per tensor",
+          dw.label(), s->describe(), axis, oc_axis);
     }
   }
   const Tensor* z = input_of(dw, 2, known);
   if (z && (z->dtype() != DType::kInt8 || !all_zero(*z))) {
-    return unsupported("{}: weight zero point {} is not s8 zero; oneDNN's int8 kernels take "
-                       "symmetric s8 weights",
-                       dw.label(), z->describe());
+    return unsupported(
+        "{}: weight zero point {} is not s8 zero; oneDNN's int8 kernels take "
+        "symmetric s8 weights",
+        dw.label(), z->describe());
   }
   return Status::Ok();
 }
@@ -118,8 +121,7 @@ Status check_bias(const Node& db, const TensorLookup& known) {
   if (b && b->dtype() != DType::kInt32)
     return unsupported("{}: quantized bias is {}, expected int32", db.label(), b->describe());
   const Tensor* z = input_of(db, 2, known);
-  if (z && !all_zero(*z))
-    return unsupported("{}: bias zero point is not 0", db.label());
+  if (z && !all_zero(*z)) return unsupported("{}: bias zero point is not 0", db.label());
   const Tensor* s = input_of(db, 1, known);
   if (s && (s->dtype() != DType::kFloat32 || s->rank() > 1))
     return unsupported("{}: bias scale {} is not a float scalar or vector", db.label(),
@@ -215,9 +217,10 @@ Status check_qdq_group(const Model& model, const QdqGroup& grp, const TensorLook
 Status check_lone_qdq(const Node& n, const TensorLookup& known) {
   const bool q = n.op_type == "QuantizeLinear";
   auto refuse = [&](const std::string& why) {
-    return unsupported("{}: {} outside a Conv/Gemm/MatMul QDQ group runs on oneDNN only as a "
-                       "reorder (u8/s8, per-tensor or per-axis scales, one zero point): {}",
-                       n.label(), n.op_type, why);
+    return unsupported(
+        "{}: {} outside a Conv/Gemm/MatMul QDQ group runs on oneDNN only as a "
+        "reorder (u8/s8, per-tensor or per-axis scales, one zero point): {}",
+        n.label(), n.op_type, why);
   };
   if (n.attr_int("block_size", 0) != 0) return refuse("blocked quantization (block_size)");
   const int64_t out_type = n.attr_int("output_dtype", 0);

@@ -21,7 +21,11 @@ class Requantizer {
   // scale_f: x_scale * w_scale / y_scale evaluated in float, left to right (ONNX Runtime's
   // output_scales); real: the same in double, which gemmlowp turns into multiplier and shift.
   Requantizer(float scale_f, double real, int64_t zero_point, const Numerics::Quant& q)
-      : scale_(scale_f), zero_point_(zero_point), gemmlowp_(q.gemmlowp), away_(q.round_away) {
+      : scale_(scale_f),
+        zero_point_(zero_point),
+        gemmlowp_(q.gemmlowp),
+        away_(q.round_away),
+        zp_in_float_(q.zero_point_in_float) {
     if (gemmlowp_) quantize_multiplier(real);
   }
 
@@ -31,13 +35,14 @@ class Requantizer {
     if (gemmlowp_) {
       r = multiply_by_quantized_multiplier(acc);
     } else {
-      const float v = static_cast<float>(acc) * scale_;
+      float v = static_cast<float>(acc) * scale_;
+      if (zp_in_float_) v += static_cast<float>(zero_point_);
       if (!std::isfinite(v))
         return v > 0 ? std::numeric_limits<Q>::max() : std::numeric_limits<Q>::lowest();
       const float rounded = away_ ? std::round(v) : std::nearbyint(v);  // nearbyint: ties to even
       r = static_cast<int64_t>(std::clamp(rounded, -1e18f, 1e18f));
     }
-    r += zero_point_;
+    if (gemmlowp_ || !zp_in_float_) r += zero_point_;
     return static_cast<Q>(
         std::clamp<int64_t>(r, std::numeric_limits<Q>::lowest(), std::numeric_limits<Q>::max()));
   }
@@ -86,7 +91,7 @@ class Requantizer {
 
   float scale_;
   int64_t zero_point_;
-  bool gemmlowp_, away_;
+  bool gemmlowp_, away_, zp_in_float_;
   int32_t multiplier_ = 0;
   int shift_ = 0;
 };

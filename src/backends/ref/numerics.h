@@ -47,6 +47,8 @@ struct Numerics {
     // sums within int16 (ONNX Runtime's reduce_range makes the same trade in the model).
     bool half_weights = false;
     bool gemmlowp = false;  // requant=gemmlowp: Q31 multiplier and shift, instead of a float scale
+    // requant=float-zp: the output zero point added in float before rounding, as oneDNN does.
+    bool zero_point_in_float = false;
     bool round_away = false;  // qround=away: float requantization rounds half away from zero
   };
   Quant quant;

@@ -185,6 +185,14 @@ const CandidateRegistrar kOnednnCandidates("onednn", [] {
                  {"cpu-sweep", "eager"},
                  "eager (no post-op fusion)",
                  false});
+  // int8: the two integer paths of x86 (pair saturation without VNNI, exact sums with it).
+  for (const char* isa : {"avx2", "avx512_core_vnni"}) {
+    out.push_back({std::string("onednn:fallback=ref,isa=") + isa + ",threads=1",
+                   {"int8"},
+                   std::string("int8 kernels, ") + isa,
+                   false,
+                   {{"int8", std::string(isa) == "avx2" ? 20 : 21}}});
+  }
   // Its share of the default study (preset demo, platform/catalog.h).
   join_preset(out, "demo",
               {{"onednn:isa=sse41,threads=1", 20},

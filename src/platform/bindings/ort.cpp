@@ -71,6 +71,8 @@ const CandidateRegistrar kOrtCandidates("ort", [] {
   out.push_back({"ort:opt=all,threads=2", {}, "graph optimization all, 2 intra-op threads", false});
   // Its share of the default study (preset demo, platform/catalog.h).
   join_preset(out, "demo", {{"ort:opt=disabled,threads=1", 50}, {"ort:opt=all,threads=1", 51}});
+  // int8: QDQ as written (float kernels) and fused into ORT's integer kernels.
+  join_preset(out, "int8", {{"ort:opt=disabled,threads=1", 50}, {"ort:opt=all,threads=1", 51}});
   return out;
 });
 

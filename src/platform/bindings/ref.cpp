@@ -61,6 +61,9 @@ const CandidateRegistrar kRefCandidates("ref", [] {
   for (const auto& s : sweep) out.push_back({s, {"ref-sweep"}, "one numerics knob changed", false});
   out.push_back(
       {"ref:acc=exact,dtype=fp64", {"oracle"}, "fp64 with compensated dot products", false});
+  out.push_back({"ref:qdq=int", {}, "QDQ groups as integer kernels (exact int32 sums)", false});
+  // int8 models: the spec's float QDQ semantics beside exact integer kernels.
+  join_preset(out, "int8", {{"ref", 10}, {"ref:qdq=int", 11}});
   // Its share of the default study (preset demo, platform/catalog.h).
   join_preset(out, "demo",
               {{"ref", 10},

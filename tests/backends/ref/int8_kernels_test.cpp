@@ -102,7 +102,8 @@ INSTANTIATE_TEST_SUITE_P(Channels, SaturatedPairs, ::testing::Values(4, 3));
 
 // 1x1 QLinearConv on one channel with w = 1 and x_scale * w_scale / y_scale = 1/4, so each
 // accumulator `acc` (x - 100) becomes acc / 4 requantized: ties show the rounding rules.
-std::vector<int> requantized(const std::vector<int32_t>& accs, const Numerics& n) {
+std::vector<int> requantized(const std::vector<int32_t>& accs, const Numerics& n,
+                             uint8_t y_zp = 10) {
   std::vector<uint8_t> xs;
   for (int32_t a : accs) xs.push_back(static_cast<uint8_t>(100 + a));
   auto out = testing::run_node(
@@ -110,12 +111,12 @@ std::vector<int> requantized(const std::vector<int32_t>& accs, const Numerics& n
       {Tensor::from_vector<uint8_t>(xs, {1, 1, 1, static_cast<int64_t>(xs.size())}),
        Tensor::scalar<float>(1.0f), Tensor::scalar<uint8_t>(100),
        Tensor::from_vector<int8_t>({1}, {1, 1, 1, 1}), Tensor::scalar<float>(1.0f),
-       Tensor::scalar<int8_t>(0), Tensor::scalar<float>(4.0f), Tensor::scalar<uint8_t>(10)},
+       Tensor::scalar<int8_t>(0), Tensor::scalar<float>(4.0f), Tensor::scalar<uint8_t>(y_zp)},
       {}, 1, 13, "", n);
   EXPECT_TRUE(out.ok()) << out.status().to_string();
   std::vector<int> v;
   for (int64_t i = 0; i < out->at(0).tensor.numel(); ++i)
-    v.push_back(out->at(0).tensor.data<uint8_t>()[i] - 10);
+    v.push_back(out->at(0).tensor.data<uint8_t>()[i] - y_zp);
   return v;
 }
 
@@ -127,6 +128,10 @@ TEST(Requantization, FloatEvenFloatAwayAndGemmlowpRoundTiesTheirWays) {
   // RoundingDivideByPOT(1): 2 -> 1.5 -> 1 -> 1; -2 -> -1 -> -1; 10 -> 5 -> 3; -6 -> -3 -> -2.
   EXPECT_EQ(requantized(accs, knobs({{"requant", "gemmlowp"}})),
             (std::vector<int>{1, -1, 3, 2, -2, 2}));
+  // float-zp (oneDNN): an odd zero point added before rounding moves every tie: 11.5 -> 12.
+  EXPECT_EQ(requantized(accs, {}, 11), (std::vector<int>{0, 0, 2, 2, -2, 2}));
+  EXPECT_EQ(requantized(accs, knobs({{"requant", "float-zp"}}), 11),
+            (std::vector<int>{1, -1, 3, 1, -1, 2}));
 }
 
 TEST(HalvedWeights, RoundToEvenAndDoubleTheSum) {

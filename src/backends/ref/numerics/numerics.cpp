@@ -70,7 +70,8 @@ const std::map<std::string, std::string>& numerics_knobs() {
        "8|7 (8): integer kernels use the weights as stored, or halved to 7 bits and the sum "
        "doubled back (oneDNN without VNNI)"},
       {"requant",
-       "float|gemmlowp (float): integer kernels requantize by a float scale, or by a Q31 "
+       "float|float-zp|gemmlowp (float): integer kernels requantize by a float scale and add "
+       "the zero point after rounding (ONNX Runtime) or before it (oneDNN), or by a Q31 "
        "multiplier and shift (gemmlowp, TFLite)"},
       {"qround", "even|away (even): float requantization rounds ties to even or away from zero"},
   };
@@ -147,8 +148,11 @@ Expected<Numerics> parse_numerics(const std::map<std::string, std::string>& opti
                           pick(key, value, std::map<std::string, bool>{{"8", false}, {"7", true}}));
     } else if (key == "requant") {
       IG_ASSIGN_OR_RETURN(
-          n.quant.gemmlowp,
-          pick(key, value, std::map<std::string, bool>{{"float", false}, {"gemmlowp", true}}));
+          const int requant,
+          pick(key, value,
+               std::map<std::string, int>{{"float", 0}, {"float-zp", 1}, {"gemmlowp", 2}}));
+      n.quant.zero_point_in_float = requant == 1;
+      n.quant.gemmlowp = requant == 2;
     } else if (key == "qround") {
       IG_ASSIGN_OR_RETURN(
           n.quant.round_away,

@@ -11,7 +11,8 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
   const Tensor& w = ctx.input(3);
   const bool trans_b = ctx.node.attr_int("transB", 0) != 0;
   const bool relu = ctx.node.attr_int("relu", 0) != 0;
-  if (x.rank() < 1 || w.rank() != 2) return ctx.fail("X {} and W {}: W must be 2-D", x.describe(), w.describe());
+  if (x.rank() < 1 || w.rank() != 2)
+    return ctx.fail("X {} and W {}: W must be 2-D", x.describe(), w.describe());
   const int64_t k_size = x.dim(x.rank() - 1);
   const int64_t n_size = trans_b ? w.dim(0) : w.dim(1);
   if ((trans_b ? w.dim(1) : w.dim(0)) != k_size)
@@ -58,16 +59,18 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
           const auto zp = static_cast<float>(w_zp.int_at(n));
           return static_cast<int32_t>(std::nearbyint((static_cast<float>(v) - zp) * 0.5f) + zp);
         };
-        const bool pairs = std::is_same_v<TX, uint8_t> && std::is_same_v<TW, int8_t> &&
-                           weights_zero_point_0;
+        const bool pairs =
+            std::is_same_v<TX, uint8_t> && std::is_same_v<TW, int8_t> && weights_zero_point_0;
         const int64_t saturated = gemm_int32_sums(
             rows, k_size, n_size, [&](int64_t r, int64_t k) { return px[r * k_size + k]; }, w_at,
-            x_zp, w_zp, pairs, quant, [&](int64_t r, int64_t n, int32_t acc) {
+            x_zp, w_zp, pairs, quant,
+            [&](int64_t r, int64_t n, int32_t acc) {
               if (b) acc += b->data<int32_t>()[b->numel() == 1 ? 0 : n];
               const TY q = requant[static_cast<size_t>(n)].template apply<TY>(acc);
               py[r * n_size + n] = relu ? std::max<TY>(q, static_cast<TY>(y_zp)) : q;
             });
-        if (saturated > 0) ctx.set_note(fmt::format("madd=sat16: {} pair sums saturated", saturated));
+        if (saturated > 0)
+          ctx.set_note(fmt::format("madd=sat16: {} pair sums saturated", saturated));
         return Status::Ok();
       });
     });
