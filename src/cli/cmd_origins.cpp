@@ -51,8 +51,10 @@ Status run_oracle_origins(const OriginsArgs& args) {
   } else {
     std::printf(
         "Origins against the oracle (%s): where each platform's error is born, output "
-        "error >= %g x its inputs' (error = max|y - oracle| / max|oracle| per tensor)\n",
-        study.oracles[0].spec.c_str(), kBornJump);
+        "error >= %g x its inputs' (error = max|y - oracle| / max|oracle| per tensor); a "
+        "quantized output, from inputs within %g step: >= %g steps off, or a step off in > %g "
+        "of its elements\n",
+        study.oracles[0].spec.c_str(), kBornJump, kStepsQuietInput, kStepsBornMax, kStepsBornShare);
     print_oracle_origins(j, SIZE_MAX);
     // A platform without an origin: how close it came.
     for (const auto& o : largest) {
