@@ -23,8 +23,8 @@ Grid grid_of(const QuantStep& q, const Shape& shape) {
   if (q.scales.size() <= 1) return g;
   const auto rank = static_cast<int64_t>(shape.size());
   const int64_t axis = q.axis < 0 ? q.axis + rank : q.axis;
-  if (axis < 0 || axis >= rank || shape[static_cast<size_t>(axis)] !=
-                                      static_cast<int64_t>(q.scales.size()))
+  if (axis < 0 || axis >= rank ||
+      shape[static_cast<size_t>(axis)] != static_cast<int64_t>(q.scales.size()))
     return g;  // another shape: the smallest scale
   g.per_axis = true;
   g.count = shape[static_cast<size_t>(axis)];
@@ -187,8 +187,7 @@ std::optional<QuantStep> quant_step_of(const QuantIndex& index, const std::strin
   }
 }
 
-std::optional<StepsOff> steps_off(const QuantStep& q, const Tensor& a, const Tensor& b,
-                                  bool real) {
+std::optional<StepsOff> steps_off(const QuantStep& q, const Tensor& a, const Tensor& b, bool real) {
   if (a.shape() != b.shape()) return std::nullopt;
   for (const Tensor* t : {&a, &b})
     if (!is_float(t->dtype()) && !is_integer(t->dtype())) return std::nullopt;
@@ -207,21 +206,25 @@ std::optional<StepsOff> steps_off(const QuantStep& q, const Tensor& a, const Ten
   if (dta == DType::kFloat32 && dtb == DType::kFloat64) {
     const float* pa = a.data<float>();
     const double* pb = b.data<double>();
-    scan(init, s, a.numel(), [pa](int64_t i) { return double(pa[i]); },
-         [pb](int64_t i) { return pb[i]; }, step);
+    scan(
+        init, s, a.numel(), [pa](int64_t i) { return double(pa[i]); },
+        [pb](int64_t i) { return pb[i]; }, step);
   } else if (dta == DType::kFloat32 && dtb == DType::kFloat32) {
     const float* pa = a.data<float>();
     const float* pb = b.data<float>();
-    scan(init, s, a.numel(), [pa](int64_t i) { return double(pa[i]); },
-         [pb](int64_t i) { return double(pb[i]); }, step);
+    scan(
+        init, s, a.numel(), [pa](int64_t i) { return double(pa[i]); },
+        [pb](int64_t i) { return double(pb[i]); }, step);
   } else if (dta == DType::kUInt8 && dtb == DType::kUInt8) {
     const uint8_t* pa = a.data<uint8_t>();
     const uint8_t* pb = b.data<uint8_t>();
-    scan(init, s, a.numel(), [pa](int64_t i) { return double(pa[i]); },
-         [pb](int64_t i) { return double(pb[i]); }, step);
+    scan(
+        init, s, a.numel(), [pa](int64_t i) { return double(pa[i]); },
+        [pb](int64_t i) { return double(pb[i]); }, step);
   } else {
-    scan(init, s, a.numel(), [&a](int64_t i) { return a.as_double(i); },
-         [&b](int64_t i) { return b.as_double(i); }, step);
+    scan(
+        init, s, a.numel(), [&a](int64_t i) { return a.as_double(i); },
+        [&b](int64_t i) { return b.as_double(i); }, step);
   }
   s.steps_share = s.elements ? static_cast<double>(s.stepped) / static_cast<double>(s.elements) : 0;
   return s;
