@@ -20,6 +20,33 @@ bool is_born(const ErrorSpan& s) {
   return error_jump(s) >= kBornJump;
 }
 
+Expected<std::optional<SpanSteps>> span_steps(const QuantIndex& index, const ErrorSpan& s,
+                                              const RepRun& run, const RepRun& oracle,
+                                              TensorCache& cache) {
+  IG_ASSIGN_OR_RETURN(auto out, values_steps(index, run, oracle, s.outputs, cache));
+  if (!out) return std::optional<SpanSteps>();
+  SpanSteps st;
+  st.output = out->steps;
+  st.output_value = out->value;
+  for (const auto& v : s.inputs) {
+    IG_ASSIGN_OR_RETURN(auto in, value_steps(index, run, oracle, v, cache, &out->quant));
+    if (!in) {
+      st.inputs_measured = false;
+      continue;
+    }
+    st.input_steps_max = std::max(st.input_steps_max, in->steps_max);
+    st.input_steps_share = std::max(st.input_steps_share, in->steps_share);
+  }
+  return std::optional<SpanSteps>(st);
+}
+
+bool is_born(const ErrorSpan& s, const std::optional<SpanSteps>& steps) {
+  if (!steps) return is_born(s);
+  if (steps->inputs_measured && steps->input_steps_max < kStepsQuietInput)
+    return steps->output.steps_max >= kStepsBornMax || steps->output.steps_share > kStepsBornShare;
+  return error_jump(s) >= kBornJump;
+}
+
 Expected<std::vector<OracleOrigin>> oracle_origins(const StudyData& study, TensorCache& cache,
                                                    std::vector<OracleOrigin>* largest) {
   std::vector<OracleOrigin> out;
@@ -42,18 +69,26 @@ Expected<std::vector<OracleOrigin>> oracle_origins(const StudyData& study, Tenso
       IG_ASSIGN_OR_RETURN(auto spans, std::move(found));
       auto reruns = study.self_checks.find(run->run_id);
       static const std::vector<StoredSelfCheck> kNone;
+      const auto quant = quant_index_of(c);
       for (auto& s : spans) {
-        if (largest && error_jump(s) > top.jump) {
+        IG_ASSIGN_OR_RETURN(auto steps, span_steps(*quant, s, *run, *oracle, cache));
+        const bool born = is_born(s, steps);
+        // A quantized span that the steps rule clears has a meaningless jump: not "how close".
+        const bool cleared =
+            steps && !born && steps->inputs_measured && steps->input_steps_max < kStepsQuietInput;
+        if (largest && !cleared && error_jump(s) > top.jump) {
           top.platform = p.label;
           top.case_label = c.label();
           top.jump = error_jump(s);
           top.span = s;
+          top.steps = steps;
         }
-        if (!is_born(s)) continue;
+        if (!born) continue;
         OracleOrigin o;
         o.platform = p.label;
         o.case_label = c.label();
         o.jump = error_jump(s);
+        o.steps = steps;
         IG_ASSIGN_OR_RETURN(
             o.self_check,
             self_check_of(s, *run, *oracle,
@@ -87,6 +122,23 @@ Expected<std::map<std::string, double>> values_oracle_errors(const StudyData& st
   return out;
 }
 
+Expected<std::map<std::string, StepsOff>> values_oracle_steps(
+    const StudyData& study, const CaseData& c, const std::vector<std::string>& values,
+    TensorCache& cache) {
+  std::map<std::string, StepsOff> out;
+  const RepRun* oracle = oracle_run(study, c);
+  if (!oracle) return out;
+  const auto quant = quant_index_of(c);
+  for (const auto& p : study.platforms) {
+    auto it = c.runs.find(p.label);
+    const RepRun* run = it == c.runs.end() ? nullptr : it->second.run();
+    if (!run) continue;
+    IG_ASSIGN_OR_RETURN(auto s, values_steps(*quant, *run, *oracle, values, cache));
+    if (s) out[p.label] = s->steps;
+  }
+  return out;
+}
+
 nlohmann::json error_json(double e) {
   if (std::isfinite(e)) return e;
   return std::isnan(e) ? "nan" : e > 0 ? "inf" : "-inf";
@@ -105,6 +157,15 @@ nlohmann::json oracle_origin_json(const OracleOrigin& o) {
                    {"input_error", error_json(o.span.input_error)},
                    {"output_error", error_json(o.span.output_error)},
                    {"jump", error_json(o.jump)}};
+  if (o.steps) {
+    const SpanSteps& st = *o.steps;
+    j["step"] = st.output.step;
+    j["steps_max"] = steps_json(st.output.steps_max);
+    j["steps_share"] = st.output.steps_share;
+    j["input_steps_max"] = st.inputs_measured ? steps_json(st.input_steps_max) : nlohmann::json();
+    j["input_steps_share"] =
+        st.inputs_measured ? nlohmann::json(st.input_steps_share) : nlohmann::json();
+  }
   nlohmann::json sc{{"verdict", self_check_verdict_name(o.self_check.verdict)}};
   if (o.self_check.verdict != SelfCheckVerdict::kNotNeeded) {
     sc["reason"] = o.self_check.reason;

@@ -38,6 +38,18 @@ std::vector<std::string> captured_outputs(const StoredNode& node, const RepRun& 
   return out;
 }
 
+// A node whose inputs differ between the pair, judged by steps: whether every input is within half
+// a step and the output makes steps of its own.
+Expected<bool> born_by_steps(const QuantIndex& quant, const Origin& o, const RepRun& a,
+                             const RepRun& b, const ValuesSteps& out, TensorCache& cache) {
+  if (out.steps.steps_max < kStepsBornMax && out.steps.steps_share <= kStepsBornShare) return false;
+  for (const auto& v : o.inputs) {
+    IG_ASSIGN_OR_RETURN(auto in, value_steps(quant, a, b, v, cache, &out.quant));
+    if (!in || in->steps_max >= kStepsQuietInput) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Expected<PairOrigins> pair_origins(const CaseData& c, const std::string& a, const std::string& b,
@@ -52,15 +64,27 @@ Expected<PairOrigins> pair_origins(const CaseData& c, const std::string& a, cons
   const RepRun* rb = ib == c.runs.end() ? nullptr : ib->second.run();
   if (!ra || !rb) return po;
   po.compared = true;
+  const auto quant = quant_index_of(c);
   for (const auto& node : c.nodes) {
     const auto outs = captured_outputs(node, *ra, *rb);
     if (outs.empty() || values_equal(*ra, *rb, outs) != Equal::kNo) continue;
     ++po.differing;
     Origin o = origin_of(c, node);
+    IG_ASSIGN_OR_RETURN(auto steps, values_steps(*quant, *ra, *rb, outs, cache));
+    if (steps) o.steps = steps->steps;
     switch (values_equal(*ra, *rb, o.inputs)) {
-      case Equal::kNo:
-        ++po.propagated;
-        continue;
+      case Equal::kNo: {
+        bool born = false;
+        if (steps) {
+          IG_ASSIGN_OR_RETURN(born, born_by_steps(*quant, o, *ra, *rb, *steps, cache));
+        }
+        if (!born) {
+          ++po.propagated;
+          continue;
+        }
+        o.by_steps = true;
+        break;
+      }
       case Equal::kUnknown:
         ++po.unknown;
         continue;

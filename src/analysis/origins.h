@@ -1,12 +1,19 @@
 // Divergence origins (DESIGN.md): for two platforms, the nodes whose output differs while every
 // input is bitwise equal on both (operator-induced); nodes whose inputs already differ only
 // propagate. For the whole set, the nodes where an EQC splits.
+//
+// Quantized outputs (quant_steps.h) get their steps between the pair, and a node whose inputs
+// differ is an origin all the same when it makes steps of its own: every input within half a step
+// (quantized inputs in their steps, float ones in the output's) and its output at least 2 steps
+// off somewhere or a step off in more than 1e-3 of its elements (oracle_origins.h's rule): a
+// rounding that a tiny input difference flips at a boundary makes one step in a rare element.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "analysis/eqc.h"
+#include "analysis/quant_steps.h"
 
 namespace ig {
 
@@ -17,6 +24,8 @@ struct Origin {
   std::vector<std::string> inputs;   // produced inputs, bitwise equal on both platforms
   std::vector<std::string> outputs;  // the node's captured outputs (some differ)
   int remaining_precision = -1;      // of the outputs between the pair
+  std::optional<StepsOff> steps;     // quantized outputs: their worst steps between the pair
+  bool by_steps = false;  // inputs differ, but within half a step: born by the steps rule
 };
 
 struct PairOrigins {

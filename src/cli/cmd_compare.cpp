@@ -11,6 +11,7 @@
 #include "analysis/learn_facts.h"
 #include "analysis/oracle.h"
 #include "analysis/oracle_origins.h"
+#include "analysis/quant_steps.h"
 #include "cli/commands.h"
 #include "cli/study_json.h"
 #include "worker/probe.h"
@@ -41,6 +42,17 @@ Expected<nlohmann::json> layers_json(const StudyData& study, const CaseData& c,
     IG_ASSIGN_OR_RETURN(auto errors, values_oracle_errors(study, c, r.values, cache));
     row["oracle_errors"] = nlohmann::json::object();
     for (const auto& [platform, e] : errors) row["oracle_errors"][platform] = error_json(e);
+    // Quantized values differ by whole steps: steps instead of remaining precision.
+    IG_ASSIGN_OR_RETURN(auto steps, partition_steps(c, r.partition, r.values, cache));
+    IG_ASSIGN_OR_RETURN(auto oracle_steps, values_oracle_steps(study, c, r.values, cache));
+    if (steps || !oracle_steps.empty()) {
+      row["remaining_precision"] = -1;
+      row["quantized"] = true;
+      if (steps) row.update(steps_off_json(steps->steps));
+      row["oracle_steps"] = nlohmann::json::object();
+      for (const auto& [platform, st] : oracle_steps)
+        row["oracle_steps"][platform] = steps_off_json(st);
+    }
     out.push_back(row);
   }
   return nlohmann::json{{"rows", out}, {"hidden", hidden}};

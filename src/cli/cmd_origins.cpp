@@ -51,8 +51,10 @@ Status run_oracle_origins(const OriginsArgs& args) {
   } else {
     std::printf(
         "Origins against the oracle (%s): where each platform's error is born, output "
-        "error >= %g x its inputs' (error = max|y - oracle| / max|oracle| per tensor)\n",
-        study.oracles[0].spec.c_str(), kBornJump);
+        "error >= %g x its inputs' (error = max|y - oracle| / max|oracle| per tensor); a "
+        "quantized output, from inputs within %g step: >= %g steps off, or a step off in > %g "
+        "of its elements\n",
+        study.oracles[0].spec.c_str(), kBornJump, kStepsQuietInput, kStepsBornMax, kStepsBornShare);
     print_oracle_origins(j, SIZE_MAX);
     // A platform without an origin: how close it came.
     for (const auto& o : largest) {
@@ -111,9 +113,16 @@ Status print_origins(const OriginsArgs& args) {
                     static_cast<long long>(po.propagated));
         for (size_t k = 0; k < po.induced.size(); ++k) {
           const auto& o = po.induced[k];
-          std::printf("  %s #%lld %s '%s' %s, RP %d\n", k == 0 ? "origin " : "also   ",
+          // A quantized output: how many steps the pair is apart, not bits.
+          const std::string how =
+              o.steps ? fmt::format("{} step(s) off in {:.3g}% of elements (step {:.3g}){}",
+                                    steps_text(steps_json(o.steps->steps_max)),
+                                    100 * o.steps->steps_share, o.steps->step,
+                                    o.by_steps ? ", inputs within half a step" : "")
+                      : fmt::format("RP {}", o.remaining_precision);
+          std::printf("  %s #%lld %s '%s' %s, %s\n", k == 0 ? "origin " : "also   ",
                       static_cast<long long>(o.node_index), o.op_type.c_str(), o.node.c_str(),
-                      o.attributes.dump().c_str(), o.remaining_precision);
+                      o.attributes.dump().c_str(), how.c_str());
         }
       }
     }

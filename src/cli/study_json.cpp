@@ -52,13 +52,18 @@ nlohmann::json layer_json(const LayerRow& r) {
 }
 
 nlohmann::json origin_json(const Origin& o) {
-  return {{"node_index", o.node_index},
-          {"node", o.node},
-          {"op_type", o.op_type},
-          {"attributes", o.attributes},
-          {"inputs", o.inputs},
-          {"outputs", o.outputs},
-          {"remaining_precision", o.remaining_precision}};
+  nlohmann::json j{{"node_index", o.node_index},
+                   {"node", o.node},
+                   {"op_type", o.op_type},
+                   {"attributes", o.attributes},
+                   {"inputs", o.inputs},
+                   {"outputs", o.outputs},
+                   {"remaining_precision", o.remaining_precision}};
+  if (o.steps) {
+    j.update(steps_off_json(*o.steps));
+    j["by_steps"] = o.by_steps;
+  }
+  return j;
 }
 
 nlohmann::json tolerance_json(const ToleranceAdvice& t) {
@@ -193,13 +198,29 @@ void print_layer_row(const nlohmann::json& r) {
     const double v = e.is_number() ? e.get<double>() : HUGE_VAL;
     if (v > worst) worst = v, worst_platform = platform;
   }
-  std::printf("  %4lld %-16s %-28.28s %3zu EQC  RP %3s %-2s %9s  %s\n",
+  std::string precision = rp < 0 ? "RP   -" : fmt::format("RP {:>3}", rp);
+  std::string error = worst < 0 ? "-" : error_text(worst);
+  // A quantized value: steps between the classes, and the platform furthest from the oracle in
+  // steps (its share of elements a step off), instead of bits and relative errors.
+  if (r.value("quantized", false)) {
+    precision = "st " + (r.contains("steps_max") ? fmt::format("{:>3}", steps_text(r["steps_max"]))
+                                                 : std::string("  -"));
+    worst = -1;
+    for (const auto& [platform, st] : r["oracle_steps"].items()) {
+      const double v = st["steps_max"].is_number() ? st["steps_max"].get<double>() : HUGE_VAL;
+      if (v <= worst) continue;
+      worst = v, worst_platform = platform;
+      error = steps_text(st["steps_max"]) + " st";
+      worst_platform += fmt::format(" ({:.3g}% >= 1 step)", 100 * st["steps_share"].get<double>());
+    }
+  }
+  std::printf("  %4lld %-16s %-28.28s %3zu EQC  %s %-2s %9s  %s\n",
               static_cast<long long>(r["node_index"].get<int64_t>()),
               r["op_type"].get<std::string>().c_str(), r["node"].get<std::string>().c_str(),
-              r["eqc_count"].get<size_t>(), rp < 0 ? "-" : std::to_string(rp).c_str(),
+              r["eqc_count"].get<size_t>(), precision.c_str(),
               (std::string(r["split"].get<bool>() ? "S" : "") + (r["merge"].get<bool>() ? "M" : ""))
                   .c_str(),
-              worst < 0 ? "-" : error_text(worst).c_str(), worst_platform.c_str());
+              error.c_str(), worst_platform.c_str());
   // What platforms said they did here (algorithm, fallback), e.g. cuda's chosen algorithm.
   const nlohmann::json notes = r.value("notes", nlohmann::json::object());
   for (const auto& [platform, note] : notes.items())
@@ -262,6 +283,10 @@ std::string error_text(double e) {
   return buf;
 }
 
+std::string steps_text(const nlohmann::json& steps) {
+  return steps.is_number() ? fmt::format("{:.3g}", steps.get<double>()) : steps.get<std::string>();
+}
+
 std::string origin_text(const nlohmann::json& o) {
   auto number = [](const nlohmann::json& v) {
     return v.is_number() ? error_text(v.get<double>()) : v.get<std::string>();
@@ -275,7 +300,15 @@ std::string origin_text(const nlohmann::json& o) {
   }
   return o["op_type"].get<std::string>() + " '" + o["node"].get<std::string>() + "'" + span +
          " on " + o["case"].get<std::string>() + ": error " + number(o["output_error"]) +
-         " from inputs' " + number(o["input_error"]) + " (x" + number(o["jump"]) + ")";
+         " from inputs' " + number(o["input_error"]) + " (x" + number(o["jump"]) + ")" +
+         (o.contains("steps_max")
+              ? fmt::format("; {} step(s) off, {:.3g}% of elements >= 1 step (step {:.3g}), "
+                            "inputs {} step(s) off",
+                            steps_text(o["steps_max"]), 100 * o["steps_share"].get<double>(),
+                            o["step"].get<double>(),
+                            o["input_steps_max"].is_null() ? std::string("?")
+                                                           : steps_text(o["input_steps_max"]))
+              : std::string());
 }
 
 void print_oracle_origins(const nlohmann::json& origins, size_t per_platform) {

@@ -26,6 +26,8 @@ void print_csv_matrix(const std::string& corner, const std::vector<std::string>&
                       const std::vector<std::string>& columns, const nlohmann::json& cells);
 // An error as "1.23e-04" ("inf", "nan").
 std::string error_text(double e);
+// Steps off (quant_steps.h) as text: 3, 0.25 or "inf".
+std::string steps_text(const nlohmann::json& steps);
 // One origin (oracle_origin_json) on one line: node, the span it closes, case, errors, jump.
 std::string origin_text(const nlohmann::json& origin);
 // Origins against the oracle (oracle_origin_json, worst first per platform): at most

@@ -56,9 +56,15 @@ json layers_chart(const json& rows) {
                 {"transform", json::array({{{"filter", std::string("isValid(datum.") + y + ")"}}})},
                 {"layer", json::array({line, marks})}};
   };
-  return {{"data", {{"values", rows}}},
-          {"vconcat", json::array({panel("eqcs", "EQCs"),
-                                   panel("remaining_precision", "remaining precision (bits)")})}};
+  json panels = json::array(
+      {panel("eqcs", "EQCs"), panel("remaining_precision", "remaining precision (bits)")});
+  // Quantized values (quant_steps.h) differ by whole steps, which their own panel shows.
+  for (const auto& r : rows)
+    if (r.contains("steps_max") && r["steps_max"].is_number()) {
+      panels.push_back(panel("steps_max", "quantization steps apart"));
+      break;
+    }
+  return {{"data", {{"values", rows}}}, {"vconcat", panels}};
 }
 
 json dendrogram_chart(const json& drawing) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/quant_steps.h"
 #include "model/onnx_model.h"
 #include "report/report_data.h"
 
@@ -27,6 +28,7 @@ Expected<nlohmann::json> layers_data(const StudyData& study, TensorCache& cache)
     std::string node, op_type;
     size_t eqcs = 0;
     int rp = -1;
+    double steps = -1;  // quantized values: the most steps between classes (quant_steps.h)
     bool split = false;
     std::map<std::string, std::set<std::string>> notes;  // platform -> its notes over the cases
   };
@@ -40,6 +42,8 @@ Expected<nlohmann::json> layers_data(const StudyData& study, TensorCache& cache)
       Agg& a = by_model[c.model_name][r.node_index];
       a.index = r.node_index, a.node = r.node, a.op_type = r.op_type;
       a.eqcs = std::max(a.eqcs, r.partition.classes.size());
+      IG_ASSIGN_OR_RETURN(auto steps, partition_steps(c, r.partition, r.values, cache));
+      if (steps) a.steps = std::max(a.steps, steps->steps.steps_max);
       if (r.remaining_precision >= 0)
         a.rp = a.rp < 0 ? r.remaining_precision : std::min(a.rp, r.remaining_precision);
       a.split = a.split || r.split;
@@ -52,7 +56,10 @@ Expected<nlohmann::json> layers_data(const StudyData& study, TensorCache& cache)
     for (const auto& [_, a] : rows) {
       nlohmann::json row{{"index", a.index}, {"node", a.node},   {"op_type", a.op_type},
                          {"eqcs", a.eqcs},   {"split", a.split}, {"kind", layer_kind(a.op_type)}};
-      row["remaining_precision"] = a.rp < 0 ? nlohmann::json() : nlohmann::json(a.rp);
+      // Bits mean nothing on a grid of steps: a quantized value shows its steps instead.
+      row["remaining_precision"] =
+          a.rp < 0 || a.steps >= 0 ? nlohmann::json() : nlohmann::json(a.rp);
+      row["steps_max"] = a.steps < 0 ? nlohmann::json() : steps_json(a.steps);
       nlohmann::json notes = nlohmann::json::object();
       for (const auto& [platform, set] : a.notes) {
         std::string joined;

@@ -126,7 +126,9 @@ void layers_section(HtmlPage& page, const json& data) {
   else
     html = paragraph(
                "Per node, the most EQCs and the fewest remaining bits over the model's "
-               "cases; activation and pooling layers are marked.") +
+               "cases; activation and pooling layers are marked. Quantized values (integer "
+               "tensors, DequantizeLinear outputs) show the most quantization steps between "
+               "classes instead of bits.") +
            html;
   page.section("layers", "Along the model", html);
 }
