@@ -61,4 +61,13 @@ std::optional<DType> dtype_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<std::string_view> lacked_onnx_type(int32_t value) {
+  // TensorProto.DataType 17 to 26 (onnx.proto); newer than the Debian libonnx, so by number.
+  constexpr std::array<std::string_view, 10> kLacked = {
+      "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4",
+      "int4",         "float4e2m1",     "float8e8m0", "uint2",          "int2"};
+  if (value < 17 || value >= 17 + static_cast<int32_t>(kLacked.size())) return std::nullopt;
+  return kLacked[static_cast<size_t>(value - 17)];
+}
+
 }  // namespace ig

@@ -51,6 +51,10 @@ inline bool is_float(DType dt) { return dtype_info(dt).is_float; }
 inline bool is_integer(DType dt) { return dtype_info(dt).is_integer; }
 bool is_valid_dtype(int32_t value);
 std::optional<DType> dtype_from_name(std::string_view name);
+// ONNX element types infergap has no DType for, by their ONNX name ("float8e4m3fn", "int4"):
+// the float8s, int4/uint4, float4, float8e8m0 and int2/uint2 that ONNX 1.14 and later added;
+// nullopt for any other value.
+std::optional<std::string_view> lacked_onnx_type(int32_t value);
 
 // C++ type <-> DType
 template <typename T>

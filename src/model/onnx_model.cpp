@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "model/limits.h"
+#include "model/onnx_types.h"
 #include "model/shape_inference.h"
 #include "model/tensor_proto.h"
 
@@ -158,15 +159,19 @@ struct Converter {
       return resource_exhausted("subgraphs nested deeper than {} levels", max_depth);
     }
     out.name = g.name();
+    IG_RETURN_IF_ERROR(check_lacked_types(g));
     for (int i = 0; i < g.initializer_size(); ++i) {
       const auto& init = g.initializer(i);
-      // tensor_from_proto names the tensor in its errors.
-      if (depth == 0 && !initializer_data && init.data_type() != onnx::TensorProto::STRING &&
-          stored_bytes(init) >= (64u << 10)) {
-        IG_ASSIGN_OR_RETURN(out.initializers[init.name()], tensor_shape_from_proto(init));
-      } else {
-        IG_ASSIGN_OR_RETURN(out.initializers[init.name()], tensor_from_proto(init, base_dir));
+      // tensor_from_proto names the tensor in its errors; the node that reads it is added.
+      auto t = depth == 0 && !initializer_data && init.data_type() != onnx::TensorProto::STRING &&
+                       stored_bytes(init) >= (64u << 10)
+                   ? tensor_shape_from_proto(init)
+                   : tensor_from_proto(init, base_dir);
+      if (!t.ok()) {
+        const std::string user = node_using(g, init.name());
+        return user.empty() ? t.status() : t.status().with_context(user);
       }
+      out.initializers[init.name()] = std::move(*t);
       if (release) std::string().swap(*release->mutable_initializer(i)->mutable_raw_data());
     }
     if (g.sparse_initializer_size() > 0) {
@@ -337,6 +342,8 @@ Expected<Model> model_from_proto(onnx::ModelProto& proto, const std::string& lab
   IG_RETURN_IF_ERROR(check_declared_sizes(proto, label, budget));
   // Before any libonnx code and any kernel, which divide by these.
   if (Status st = check_divisor_attributes(proto.graph()); !st.ok()) return st.with_context(label);
+  // Before the checker too, which knows these types only as "Unrecognized data_type: 22".
+  if (Status st = check_lacked_types(proto.graph()); !st.ok()) return st.with_context(label);
   // The checker, then shape inference (advisory: execution computes shapes itself and reports
   // mismatches); libonnx can crash in either, so they run isolated (shape_inference.h).
   OnnxChecks checks;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace ig {
@@ -110,6 +111,11 @@ Status copy_narrow(const onnx::TensorProto& p, Tensor& t) {
     } else if constexpr (std::is_same_v<T, bool>) {
       dst[i] = v != 0;
     } else {
+      // A value the type cannot hold (a uint8 zero point of 300) would wrap silently.
+      if (v < std::numeric_limits<T>::lowest() || v > std::numeric_limits<T>::max()) {
+        return invalid_argument("int32_data value {} at index {} is outside {}", v, i,
+                                dtype_name(t.dtype()));
+      }
       dst[i] = static_cast<T>(v);
     }
   }

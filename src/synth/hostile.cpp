@@ -149,7 +149,7 @@ Expected<std::vector<HostileCase>> write_hostile_cases(const std::string& dir) {
   std::vector<HostileCase> all;
   try {
     for (auto part : {hostile::byte_cases, hostile::model_cases, hostile::external_cases,
-                      hostile::input_cases}) {
+                      hostile::input_cases, hostile::quant_cases}) {
       for (auto& c : part(dir)) all.push_back(std::move(c));
     }
   } catch (const fs::filesystem_error& e) {

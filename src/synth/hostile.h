@@ -21,12 +21,13 @@ struct HostileCase {
 // data points at (they must never be read into a tensor, and nothing may be written there).
 Expected<std::vector<HostileCase>> write_hostile_cases(const std::string& dir);
 
-// Helpers shared by the two generator files.
+// Helpers shared by the generator files.
 namespace hostile {
 std::vector<HostileCase> byte_cases(const std::string& dir);
 std::vector<HostileCase> model_cases(const std::string& dir);
 std::vector<HostileCase> external_cases(const std::string& dir);
 std::vector<HostileCase> input_cases(const std::string& dir);
+std::vector<HostileCase> quant_cases(const std::string& dir);
 // A valid model, X float[2] -> Relu -> Y, serialised: the seed the byte-level cases damage.
 std::string relu_model_bytes();
 // Writes `bytes` to dir/name/file and returns the path.

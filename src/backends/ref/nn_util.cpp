@@ -1,9 +1,29 @@
 #include "backends/ref/nn_util.h"
 
 #include <algorithm>
+#include <map>
 
 namespace ig {
 namespace {
+
+// "y_scale 's'": the ONNX name of a quantized operator's input, then the model's value name.
+std::string quant_input_name(const KernelContext& ctx, size_t input) {
+  static const std::map<std::string, std::vector<const char*>> kRoles = {
+      {"QuantizeLinear", {"x", "y_scale", "y_zero_point"}},
+      {"DequantizeLinear", {"x", "x_scale", "x_zero_point"}},
+      {"ConvInteger", {"x", "w", "x_zero_point", "w_zero_point"}},
+      {"MatMulInteger", {"A", "B", "a_zero_point", "b_zero_point"}},
+      {"QLinearConv",
+       {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point"}},
+      {"QLinearMatMul",
+       {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"}},
+  };
+  const std::string value = input < ctx.node.inputs.size() ? ctx.node.inputs[input] : "";
+  auto it = kRoles.find(ctx.node.op_type);
+  if (it == kRoles.end() || input >= it->second.size())
+    return fmt::format("input #{} '{}'", input, value);
+  return fmt::format("{} '{}'", it->second[input], value);
+}
 
 Expected<std::vector<int64_t>> spatial_attr(const KernelContext& ctx, const char* name, size_t n,
                                             int64_t fallback, int64_t min_value) {
@@ -113,8 +133,45 @@ Status expect_qparam(const KernelContext& ctx, size_t input, int64_t n) {
   const Tensor& t = ctx.input(input);
   if (t.numel() == 1 && t.rank() <= 1) return Status::Ok();
   if (n > 0 && t.rank() == 1 && t.dim(0) == n) return Status::Ok();
-  return ctx.fail("input #{} (scale / zero point) has shape {}, expected a scalar{}", input,
-                  shape_to_string(t.shape()), n > 0 ? fmt::format(" or [{}]", n) : std::string());
+  return ctx.fail(
+      "{} has shape {}, expected a scalar{}", quant_input_name(ctx, input),
+      shape_to_string(t.shape()),
+      n > 0 ? fmt::format(" or [{}] (one per element along the axis)", n) : std::string());
+}
+
+Status expect_quant_params(const KernelContext& ctx, std::initializer_list<size_t> scales,
+                           std::initializer_list<QOperand> operands) {
+  for (size_t i : scales) {
+    if (!ctx.has_input(i)) continue;
+    const Tensor& t = ctx.input(i);
+    if (!is_float(t.dtype()))
+      return ctx.fail("{} is {}; a scale is floating", quant_input_name(ctx, i), t.describe());
+    for (int64_t k = 0; k < t.numel(); ++k) {
+      const double v = t.as_double(k);
+      if (!(std::isfinite(v) && v > 0)) {
+        return ctx.fail("{} is {} (element {}); a scale must be finite and above 0",
+                        quant_input_name(ctx, i), v, k);
+      }
+    }
+  }
+  for (const QOperand& q : operands) {
+    const bool has_data = q.data != kNoInput && ctx.has_input(q.data);
+    const bool has_zp = ctx.has_input(q.zero_point);
+    const size_t typed = has_data ? q.data : q.zero_point;  // what fixes the operand's type
+    if (!has_data && !has_zp) continue;
+    const DType dt = ctx.input(typed).dtype();
+    if (q.eight_bit && dt != DType::kInt8 && dt != DType::kUInt8) {
+      return ctx.unsupported_here("{} is {}; the reference kernels quantize to int8 or uint8",
+                                  quant_input_name(ctx, typed), dtype_name(dt));
+    }
+    if (has_data && has_zp && ctx.input(q.zero_point).dtype() != dt) {
+      return ctx.fail("{} is {} but {} is {}; ONNX requires the same type",
+                      quant_input_name(ctx, q.zero_point),
+                      dtype_name(ctx.input(q.zero_point).dtype()), quant_input_name(ctx, q.data),
+                      dtype_name(dt));
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace ig

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <utility>
@@ -110,6 +111,20 @@ struct QuantParam {
 };
 // Checks a scale/zero-point input is a scalar or 1-D of length `n` (n = 0: scalar only).
 Status expect_qparam(const KernelContext& ctx, size_t input, int64_t n);
+// A quantized operand: its data input and its zero point input; kNoInput for the data of an
+// output, whose type is its zero point's. `eight_bit`: the data must be int8 or uint8.
+inline constexpr size_t kNoInput = static_cast<size_t>(-1);
+struct QOperand {
+  size_t data;
+  size_t zero_point;
+  bool eight_bit = true;
+};
+// What expect_qparam does not check, before anything is computed or allocated: every scale
+// (inputs `scales`, when given) floating, finite and above 0 (0 divides by zero, a negative one
+// flips the range, NaN or Inf leave no number), every operand 8-bit where it must be, and its
+// zero point (when given) of the same type. Errors name the node, the input and the problem.
+Status expect_quant_params(const KernelContext& ctx, std::initializer_list<size_t> scales,
+                           std::initializer_list<QOperand> operands);
 
 }  // namespace ig
 

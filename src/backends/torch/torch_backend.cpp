@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include "backends/torch/torch_aten.h"
+#include "backends/torch/torch_dtypes.h"
 #include "backends/torch/torch_ops.h"
 
 namespace ig {
@@ -44,6 +45,8 @@ class TorchRun : public LibraryRun {
       out.note = r.kernel + suffix_;
       return out;
     } catch (const c10::Error& e) {
+      // A kernel this libtorch lacks for the dtype: unsupported, so fallback=ref can take it.
+      if (auto missing = torchb::missing_kernel(node, e.what_without_backtrace())) return *missing;
       // ATen's own argument checks (shapes, dtypes): the node's inputs do not fit the call.
       return invalid_argument("{}: ATen: {}", node.label(), e.what_without_backtrace());
     }
@@ -61,7 +64,8 @@ TorchBackend::TorchBackend(TorchOptions options)
     : LibraryBackend("torch", {"ATen", "ATen"}), options_(options) {}
 
 Status TorchBackend::check_native(const Node& node, const Model& model) const {
-  return check_in_table(torchb::ops(), node, model);
+  IG_RETURN_IF_ERROR(check_in_table(torchb::ops(), node, model));
+  return torchb::check_kernel_dtypes(node, model);
 }
 
 std::unique_ptr<LibraryRun> TorchBackend::begin_run(const Model& model,

@@ -39,6 +39,7 @@ Status conv_integer(KernelContext& ctx) {
   IG_ASSIGN_OR_RETURN(ConvShape s, conv_shape(ctx, x, w));
   IG_RETURN_IF_ERROR(expect_qparam(ctx, 2, 0));
   IG_RETURN_IF_ERROR(expect_qparam(ctx, 3, s.m));
+  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {}, {{0, 2}, {1, 3}}));
   QuantParam x_zp{ctx.has_input(2) ? &ctx.input(2) : nullptr};
   QuantParam w_zp{ctx.has_input(3) ? &ctx.input(3) : nullptr};
   Tensor& y = ctx.output(0, DType::kInt32, s.out_shape());
@@ -56,6 +57,7 @@ Status qlinear_conv_impl(KernelContext& ctx, bool relu) {
   IG_ASSIGN_OR_RETURN(ConvShape s, conv_shape(ctx, x, w));
   for (size_t i : {1, 2, 6, 7}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, 0));
   for (size_t i : {4, 5}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, s.m));
+  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1, 4, 6}, {{0, 2}, {3, 5}, {kNoInput, 7}}));
   const Tensor* b = ctx.has_input(8) ? &ctx.input(8) : nullptr;
   if (b != nullptr && (b->dtype() != DType::kInt32 || b->numel() != s.m)) {
     return ctx.fail("bias B {} must be int32[{}]", b->describe(), s.m);

@@ -129,6 +129,7 @@ Status matmul_integer(KernelContext& ctx) {
   IG_ASSIGN_OR_RETURN(MatMulShape s, matmul_shape(ctx, ctx.input(0), ctx.input(1)));
   IG_RETURN_IF_ERROR(expect_qparam(ctx, 2, s.m));
   IG_RETURN_IF_ERROR(expect_qparam(ctx, 3, s.n));
+  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {}, {{0, 2}, {1, 3}}));
   Tensor& y = ctx.output(0, DType::kInt32, s.out);
   int32_t* py = y.data<int32_t>();
   return matmul_int32(ctx, 0, 1, s, QuantParam{ctx.has_input(2) ? &ctx.input(2) : nullptr},
@@ -141,6 +142,7 @@ Status qlinear_matmul(KernelContext& ctx) {
   for (size_t i : {1, 2}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, s.m));
   for (size_t i : {4, 5}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, s.n));
   for (size_t i : {6, 7}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, 0));
+  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1, 4, 6}, {{0, 2}, {3, 5}, {kNoInput, 7}}));
   const Tensor& y_zp_t = ctx.input(7);
   QuantParam a_scale{&ctx.input(1)}, b_scale{&ctx.input(4)};
   const float y_scale = static_cast<float>(ctx.input(6).as_double(0));

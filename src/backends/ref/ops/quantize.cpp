@@ -14,6 +14,14 @@ struct AxisParams {
 Expected<AxisParams> axis_params(const KernelContext& ctx, const Tensor& x) {
   AxisParams a;
   const Tensor& scale = ctx.input(1);
+  // Blocked quantization (opset 21) would otherwise read as per-tensor.
+  if (ctx.node.attr_int("block_size", 0) != 0)
+    return ctx.unsupported_here("blocked quantization (block_size)");
+  if (ctx.has_input(2) && ctx.input(2).shape() != scale.shape() &&
+      !(ctx.input(2).numel() == 1 && scale.numel() == 1)) {
+    return ctx.fail("zero point {} and scale {} must have the same shape", ctx.input(2).describe(),
+                    scale.describe());
+  }
   if (scale.numel() == 1 && scale.rank() <= 1) {
     if (ctx.has_input(2)) IG_RETURN_IF_ERROR(expect_qparam(ctx, 2, 0));
     return a;
@@ -31,7 +39,16 @@ Expected<AxisParams> axis_params(const KernelContext& ctx, const Tensor& x) {
 Status quantize_linear(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   IG_ASSIGN_OR_RETURN(AxisParams a, axis_params(ctx, x));
-  const DType out_type = ctx.has_input(2) ? ctx.input(2).dtype() : DType::kUInt8;
+  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1}, {{kNoInput, 2}}));
+  // output_dtype (opset 21) types the output when there is no zero point to.
+  const auto asked = static_cast<DType>(ctx.node.attr_int("output_dtype", 0));
+  const DType out_type = ctx.has_input(2)             ? ctx.input(2).dtype()
+                         : asked != DType::kUndefined ? asked
+                                                      : DType::kUInt8;
+  if (asked != DType::kUndefined && asked != out_type) {
+    return ctx.fail("output_dtype {} differs from the zero point's type {}", dtype_name(asked),
+                    dtype_name(out_type));
+  }
   QuantParam scale{&ctx.input(1)}, zp{ctx.has_input(2) ? &ctx.input(2) : nullptr};
   return dispatch_8bit(out_type, [&](auto qtag) {
     using Q = typename decltype(qtag)::type;
@@ -49,6 +66,7 @@ Status quantize_linear(KernelContext& ctx) {
 Status dequantize_linear(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   IG_ASSIGN_OR_RETURN(AxisParams a, axis_params(ctx, x));
+  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1}, {{0, 2, false}}));
   const Tensor& scale_t = ctx.input(1);
   QuantParam zp{ctx.has_input(2) ? &ctx.input(2) : nullptr};
   if (!is_integer(x.dtype())) return ctx.fail("X must be an integer tensor, got {}", x.describe());
