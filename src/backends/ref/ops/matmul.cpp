@@ -1,5 +1,6 @@
 // MatMul (ai.onnx 1+; 9/13 only add types), MatMulInteger and QLinearMatMul (10+): numpy matmul
 // with batch broadcasting and 1-D operands; each output element is one DotAcc over K in order.
+#include "backends/ref/int8_arith.h"
 #include "backends/ref/nn_util.h"
 #include "backends/ref/numerics/float_gemm.h"
 
@@ -147,15 +148,19 @@ Status qlinear_matmul(KernelContext& ctx) {
   QuantParam a_scale{&ctx.input(1)}, b_scale{&ctx.input(4)};
   const float y_scale = static_cast<float>(ctx.input(6).as_double(0));
   const int64_t y_zp = y_zp_t.as_int64(0);
+  const Numerics::Quant& quant = current_numerics().quant;
   return dispatch_8bit(y_zp_t.dtype(), [&](auto ytag) {
     using TY = typename decltype(ytag)::type;
     Tensor& y = ctx.output(0, y_zp_t.dtype(), s.out);
     TY* py = y.data<TY>();
     return matmul_int32(ctx, 0, 3, s, QuantParam{&ctx.input(2)}, QuantParam{&ctx.input(5)},
                         [&](int64_t o, int64_t i, int64_t j, int32_t acc) {
-                          const float scale = static_cast<float>(a_scale.at(i)) *
-                                              static_cast<float>(b_scale.at(j)) / y_scale;
-                          py[o] = quantize_value<TY>(static_cast<float>(acc) * scale, y_zp);
+                          const double as = a_scale.at(i), bs = b_scale.at(j);
+                          // The integer knobs' requantization (requant, qround).
+                          const Requantizer r(
+                              static_cast<float>(as) * static_cast<float>(bs) / y_scale,
+                              as * bs / static_cast<double>(y_scale), y_zp, quant);
+                          py[o] = r.template apply<TY>(acc);
                         });
   });
 }

@@ -19,6 +19,7 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
     return ctx.fail("X {} and W {} do not multiply", x.describe(), w.describe());
   for (size_t i : {1, 2, 6, 7}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, 0));
   for (size_t i : {4, 5}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, n_size));
+  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1, 4, 6}, {{0, 2}, {3, 5}, {kNoInput, 7}}));
   const Tensor* b = ctx.has_input(8) ? &ctx.input(8) : nullptr;
   if (b && !(b->dtype() == DType::kInt32 && (b->numel() == n_size || b->numel() == 1)))
     return ctx.fail("bias {} must be int32[{}]", b->describe(), n_size);
