@@ -66,9 +66,15 @@ class Planner {
     return it != types_.end() && it->second.elem_type == onnx::TensorProto::FLOAT;
   }
   // A constant: an initializer that no graph input can override.
+  // PyTorch's exporter shares equal initializers through Identity nodes: those count too.
   const onnx::TensorProto* constant(const std::string& v) const {
     auto it = inits_.find(v);
-    return it == inits_.end() || inputs_.count(v) ? nullptr : it->second;
+    if (it != inits_.end()) return inputs_.count(v) ? nullptr : it->second;
+    for (const auto& n : g_.node())
+      if (n.op_type() == "Identity" && n.output_size() == 1 && n.output(0) == v &&
+          n.domain().empty())
+        return inits_.count(n.input(0)) ? constant(n.input(0)) : nullptr;
+    return nullptr;
   }
   bool act(const std::string& v) const { return !v.empty() && !inits_.count(v); }
   void add_act(const std::string& v) {
@@ -109,19 +115,19 @@ class Planner {
       }
       if (op == "MatMul" && rank >= 2) axis = rank - 1;
     }
-    if (axis < 0 && !(op == "MatMul" && act(n.input(1)) && f32(n.input(1)))) return;
-    auto known = plan_.weight_axis.find(n.input(1));
+    if (axis < 0 && !(op == "MatMul" && act(n.input(1)) && f32(n.input(1)) && !w)) return;
+    auto known = plan_.weight_axis.find(w ? w->name() : "");
     if (axis >= 0 && known != plan_.weight_axis.end() && known->second != axis) return;
     add_act(n.input(0));
     if (axis < 0) {
       add_act(n.input(1));  // MatMul of two activations
     } else {
-      pn.weight = n.input(1);
+      pn.weight = w->name();
       plan_.weight_axis[pn.weight] = axis;
       const onnx::TensorProto* b = n.input_size() > 2 ? constant(n.input(2)) : nullptr;
       if (b && b->data_type() == onnx::TensorProto::FLOAT && b->dims_size() == 1 &&
           b->dims(0) == w->dims(axis))
-        pn.bias = n.input(2);
+        pn.bias = b->name();
     }
     plan_.nodes.push_back(pn);
     add_output(n, true);
@@ -254,10 +260,18 @@ Status rewrite(onnx::GraphProto& g, const Plan& plan, const std::map<std::string
       if (auto it = after.find(out); it != after.end() && !out.empty())
         for (auto& qdq : it->second) all.push_back(qdq);
   }
-  g.clear_node();
-  for (auto& n : all) *g.add_node() = std::move(n);
-  // Float initializers nothing reads any more.
+  // Identity nodes that shared a now quantized initializer and nobody reads any more.
   std::set<std::string> read;
+  for (const auto& n : all)
+    for (const auto& in : n.input()) read.insert(in);
+  g.clear_node();
+  for (auto& n : all) {
+    if (n.op_type() == "Identity" && !read.count(n.output(0)) && !graph_outputs.count(n.output(0)))
+      continue;
+    *g.add_node() = std::move(n);
+  }
+  // Float initializers nothing reads any more.
+  read.clear();
   for (const auto& n : g.node())
     for (const auto& in : n.input()) read.insert(in);
   auto* list = g.mutable_initializer();

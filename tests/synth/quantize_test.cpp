@@ -328,5 +328,31 @@ TEST(Quantize, PercentileNarrowsTheRange) {
   EXPECT_TRUE(narrower);
 }
 
+// PyTorch's exporter shares equal biases through Identity nodes; they are quantized all the same.
+TEST(Quantize, QuantizesWeightsAndBiasesReadThroughIdentity) {
+  auto parent = small_model();
+  auto* g = parent.mutable_graph();
+  onnx::NodeProto* conv = nullptr;
+  for (auto& n : *g->mutable_node())
+    if (n.name() == "conv") conv = &n;
+  ASSERT_NE(conv, nullptr);
+  onnx::NodeProto id;
+  id.set_op_type("Identity");
+  id.set_name("shared_bias");
+  const std::string bias = conv->input(2);
+  id.add_input(bias);
+  id.add_output("shared_bias_out");
+  conv->set_input(2, "shared_bias_out");
+  *g->add_node() = id;
+  g->mutable_node()->SwapElements(0, g->node_size() - 1);  // keep a topological order
+  for (int i = g->node_size() - 1; i > 1; --i) g->mutable_node()->SwapElements(i, i - 1);
+  ASSERT_TRUE(check_model_proto(parent).ok());
+  auto r = quantize_model(parent, options());
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->biases, 3);
+  for (const auto& n : r->model.graph().node()) EXPECT_NE(n.name(), "shared_bias");
+  for (const auto& t : r->model.graph().initializer()) EXPECT_NE(t.name(), bias);  // now int32
+}
+
 }  // namespace
 }  // namespace ig
