@@ -204,7 +204,7 @@ Expected<ConvertResult> convert_precision(const onnx::ModelProto& parent, const 
     ++r.casts;
   }
   auto read_as = [&](const std::string& v, int type) -> std::string {
-    const std::string src = alias.count(v) ? alias[v] : v;
+    std::string src = alias.count(v) ? alias[v] : v;
     if (home[src] == type) return src;
     auto [it, fresh] = as_type.try_emplace({src, type}, "");
     if (!fresh) return it->second;
