@@ -138,6 +138,39 @@ TEST(ConvertPrecision, RecordsItsLineageAndReplays) {
   EXPECT_EQ(content_hash(*again), content_hash(r->model));
 }
 
+// Float types fixed by attributes: ConstantOfShape's value (given and default) and Cast's `to`.
+TEST(ConvertPrecision, RetargetsConstantOfShapeAndCast) {
+  GraphBuilder b("attrs", DType::kFloat32, 1, WeightInit{});
+  const std::string x = b.input("x", {2, 3});
+  const std::string shape = b.node("Shape", {x}, "shape");
+  const std::string zeros = b.node("ConstantOfShape", {shape}, "zeros");
+  const std::string halves =
+      b.node("ConstantOfShape", {shape}, "halves", {{"value", std::vector<float>{0.5f}}});
+  const std::string n = b.node("Cast", {b.node("Size", {x}, "size")}, "n",
+                               {{"to", int64_t{onnx::TensorProto::FLOAT}}});
+  b.output(b.add(b.add(b.add(x, zeros), halves), n), "y", {2, 3});
+  auto parent = b.finish();
+  // GraphBuilder writes float lists as FLOATS; ConstantOfShape wants a one-element tensor.
+  for (auto& node : *parent.mutable_graph()->mutable_node())
+    if (node.name() == "halves") {
+      node.clear_attribute();
+      auto* a = node.add_attribute();
+      a->set_name("value");
+      a->set_type(onnx::AttributeProto::TENSOR);
+      tensor_to_proto(Tensor::from_vector<float>({0.5f}, {1}), "", a->mutable_t());
+    }
+  ASSERT_TRUE(check_variant(parent).ok());
+  auto r = convert_precision(parent, ConvertOptions{DType::kFloat16, false, {}, "m", ""});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_TRUE(r->kept.empty());
+  const Tensor x16 = convert_float_tensor(random_uniform_tensor(DType::kFloat32, Shape{1, 2, 3}, 1),
+                                          DType::kFloat16);
+  const Tensor y = run_ref(r->model, x16);
+  ASSERT_EQ(y.dtype(), DType::kFloat16);
+  for (int64_t i = 0; i < y.numel(); ++i)
+    EXPECT_NEAR(y.as_double(i), x16.as_double(i) + 0.5 + 6, 1e-2);
+}
+
 TEST(ConvertPrecision, RefusesUnknownTargetsAndBlocks) {
   EXPECT_FALSE(parse_precision("int8").ok());
   auto r =
