@@ -23,6 +23,9 @@ namespace ig {
 //   attr        node=NAME key=K value=V seed=S   Conv/Pool/Gemm attribute, weights regenerated
 //   inject      input=NAME inject=KIND@WHERE     exceptional values in the variant's inputs
 //   extract     node=NAME [inputs=JSON]          the node alone, fed its captured inputs
+//   quantize    activations= reduce_range= calibration= samples= seed= block= inputs=
+//                                                 static QDQ int8 (synth/quantize_model.h)
+//   convert     to=fp16|bf16 keep_io= block=        float16 / bfloat16 (synth/convert_precision.h)
 struct Mutation {
   std::string kind;
   std::map<std::string, std::string> params;

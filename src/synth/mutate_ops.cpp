@@ -6,8 +6,10 @@
 
 #include "inputs/rng.h"
 #include "model/tensor_proto.h"
+#include "synth/convert_precision.h"
 #include "synth/mutate.h"
 #include "synth/mutate_util.h"
+#include "synth/quantize_model.h"
 
 namespace ig {
 
@@ -118,6 +120,21 @@ Status reinit(onnx::ModelProto& model, const Mutation& m) {
   return not_found("reinit: no initializer named '{}'", name);
 }
 
+// quantize(...) and convert(...): the whole-model derivations of `infergap quantize` / `convert`.
+Status quantize_in_place(onnx::ModelProto& model, const std::map<std::string, std::string>& p) {
+  IG_ASSIGN_OR_RETURN(QuantizeOptions o, quantize_options_from(p));
+  IG_ASSIGN_OR_RETURN(QuantizeResult r, quantize_model(model, o));
+  model = std::move(r.model);
+  return Status::Ok();
+}
+
+Status convert_in_place(onnx::ModelProto& model, const std::map<std::string, std::string>& p) {
+  IG_ASSIGN_OR_RETURN(ConvertOptions o, convert_options_from(p));
+  IG_ASSIGN_OR_RETURN(ConvertResult r, convert_precision(model, o));
+  model = std::move(r.model);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status apply_mutation(onnx::ModelProto& model, const Mutation& m) {
@@ -131,6 +148,8 @@ Status apply_mutation(onnx::ModelProto& model, const Mutation& m) {
     if (m.kind == "inject") st = inject_input(model, m);
     if (m.kind == "extract") st = extract_node(model, m);
     if (m.kind == "cast") st = cast_model(model, m.params.count("to") ? m.params.at("to") : "");
+    if (m.kind == "quantize") st = quantize_in_place(model, m.params);
+    if (m.kind == "convert") st = convert_in_place(model, m.params);
   } catch (const std::exception& e) {  // std::stod and friends on a hand-edited lineage
     st = invalid_argument("{}: bad parameter: {}", m.kind, e.what());
   }
