@@ -9,6 +9,16 @@ namespace ig {
 namespace {
 
 constexpr const char* kNchwc = "com.microsoft.nchwc";
+// The original op type an executed int8 node stands for, as DequantizeLinear -> X -> [Relu |
+// Clip] -> QuantizeLinear: QLinear<X>, and NhwcMaxPool (a MaxPool whose QDQ ORT dropped, run on
+// NHWC integers between QLinearConvs, so it keeps its input's layout). "" for other nodes.
+std::string quantized_base(const onnx::NodeProto& n) {
+  const bool ours = n.domain().empty() || n.domain() == "com.microsoft";
+  if (ours && n.op_type().rfind("QLinear", 0) == 0) return n.op_type().substr(7);
+  if (n.domain() == "com.microsoft" && n.op_type() == "NhwcMaxPool") return "MaxPool";
+  return "";
+}
+
 // Ops that keep their input's layout: ORT runs them on NHWC values between QLinearConvs.
 bool keeps_layout(const std::string& op) {
   static const std::set<std::string> ops = {
@@ -147,12 +157,12 @@ class Mapper {
     // A value in a permuted layout: only through ops that keep it, and one layout at a time.
     const std::vector<int64_t> perm =
         perms_in.size() == 1 ? *perms_in.begin() : std::vector<int64_t>{};
-    const bool qlinear = n.op_type().rfind("QLinear", 0) == 0 &&
-                         (n.domain().empty() || n.domain() == "com.microsoft");
+    const std::string qbase = quantized_base(n);
+    const bool qlinear = !qbase.empty();
     if (perms_in.size() > 1 || (!perm.empty() && !qlinear && !keeps_layout(n.op_type()))) return;
     if (qlinear) {
-      auto end = match_qlinear(n, n.op_type().substr(7));
-      if (!end) end = match_by_node_name(n, true);
+      auto end = match_qlinear(n, qbase);
+      if (!end) end = match_by_node_name(n, qbase);
       if (end) mapped_[n.output(0)] = {*end, false, perm, false};
       return;
     }
@@ -162,7 +172,10 @@ class Mapper {
                                     : std::vector<std::string>{});
     if (bases.empty()) return;
     auto end = match_chain(n, bases);
-    if (!end && !nchwc && !blocked_in) end = match_by_node_name(n, false);
+    if (!end && !nchwc && !blocked_in) end = match_by_node_name(n, "");
+    // ORT drops the QDQ pair around ops that commute with quantization (MaxPool, Reshape...)
+    // and runs them on the integers: DequantizeLinear -> X -> QuantizeLinear.
+    if (!end && !nchwc && !blocked_in && !widened_in) end = match_qlinear(n, n.op_type());
     // A node fed float32 copies computes in float32 (ORT's Casts sit at the region's borders).
     if (end) mapped_[n.output(0)] = {*end, nchwc || blocked_in, perm, widened_in};
   }
@@ -229,14 +242,17 @@ class Mapper {
   // ORT names the values of nodes it rebuilt (changing their layout) after the original node: a
   // value named like an original node of its type (for QLinear<X>: of type X, then the Q) is
   // that node's.
-  std::optional<std::string> match_by_node_name(const onnx::NodeProto& n, bool qlinear) {
+  // `qbase`: the original op type a quantized executed node stands for ("" for a plain node).
+  std::optional<std::string> match_by_node_name(const onnx::NodeProto& n,
+                                                const std::string& qbase) {
+    const bool qlinear = !qbase.empty();
     auto it = node_named_.find(n.output(0));
     if (it == node_named_.end() || taken_.count(it->second)) return {};
     const Node& x = ix_.g.nodes[it->second];
     if (x.outputs.size() != 1) return {};
     std::vector<size_t> members;
     std::optional<std::string> end;
-    if (qlinear && x.op_type == n.op_type().substr(7)) {
+    if (qlinear && x.op_type == qbase) {
       end = quantized_tail(it->second, members);
     } else if (!qlinear && n.domain().empty() && x.op_type == n.op_type()) {
       members.push_back(it->second);

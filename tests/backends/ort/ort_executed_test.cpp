@@ -8,12 +8,14 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "../../support/onnx_builder.h"
 #include "core/float16.h"
 #include "inputs/random_input.h"
 #include "model/onnx_model.h"
 #include "synth/graph_builder.h"
+#include "synth/quantize_model.h"
 #include "worker/worker_pool.h"
 
 namespace ig {
@@ -268,6 +270,64 @@ TEST_F(OrtExecutedTest, HalfPrecisionValuesOrtKeepsInFloat32AreTracedAndSaySo) {
   for (size_t i = 0; i < a.size(); ++i)
     worst = std::max(worst, std::abs(double(float(a[i])) - double(float(e[i]))));
   EXPECT_LT(worst, 1e-2);
+}
+
+}  // namespace
+}  // namespace ig
+
+namespace ig {
+namespace {
+
+// A residual block with a MaxPool, quantized by `infergap quantize` (ONNX Runtime's QDQ layout:
+// QDQ around Conv, Add, MaxPool, Gemm). ORT runs it on NHWC integers (QLinearConv, NhwcMaxPool,
+// QLinearAdd, QGemm): every group is traced from that run, and each traced value equals
+// ref:qdq=int's (exact int32 sums, float requantization) bit for bit on this CPU's MLAS.
+TEST_F(OrtExecutedTest, IntegerKernelsOfAQuantizedModelAreTracedAndMatchTheEmulator) {
+  GraphBuilder b("qres", DType::kFloat32, 5, WeightInit{});
+  const std::string x = b.input("x", {8, 10, 10});
+  const std::string stem = b.activation(b.conv(x, 8, 16, 3, 1, 1), Activation::kRelu);
+  const std::string pooled = b.pool(stem, PoolKind::kMax, 2, 2);
+  const std::string branch =
+      b.conv(b.activation(b.conv(pooled, 16, 16, 3, 1, 1), Activation::kRelu), 16, 16, 3, 1, 1);
+  const std::string sum = b.activation(b.add(branch, pooled), Activation::kRelu);
+  const std::string y = b.dense(b.flatten(b.global_avg_pool(sum)), 16, 10);
+  b.output(y, y, {10});
+  QuantizeOptions options;
+  options.samples = 2;
+  auto q = quantize_model(b.finish(), options);
+  ASSERT_TRUE(q.ok()) << q.status().to_string();
+  model = dir.file("qres.onnx");
+  ASSERT_TRUE(save_model_proto(q->model, model).ok());
+  op_of.clear();
+  for (const auto& n : q->model.graph().node()) op_of[n.name()] = n.op_type();
+
+  const RunResult ort = run("ort:opt=all", true, {1, 8, 10, 10});
+  const RunResult emulated = run("ref:qdq=int", true, {1, 8, 10, 10});
+  ASSERT_EQ(ort.verdict, Verdict::kOk) << ort.reason;
+  ASSERT_EQ(emulated.verdict, Verdict::kOk) << emulated.reason;
+  std::map<std::string, uint64_t> ref_hash;
+  for (const auto& t : emulated.trace) ref_hash[t.value] = t.hash;
+  std::set<std::string> covered;
+  size_t compared = 0;
+  for (const auto& t : ort.trace) {
+    size_t members = 0;
+    for (size_t start = 0; start < t.covers.size(); ++members) {
+      const size_t comma = std::min(t.covers.find(',', start), t.covers.size());
+      covered.insert(op_of[t.covers.substr(start, comma - start)]);
+      start = comma + 1;
+    }
+    // One kernel's group: DequantizeLinear(s), the op, a Relu, the QuantizeLinear.
+    EXPECT_LE(members, 6u) << t.value << " covers " << t.covers;
+    auto it = ref_hash.find(t.value);
+    if (it == ref_hash.end()) continue;
+    ++compared;
+    EXPECT_EQ(t.hash, it->second) << t.value << " (" << t.note << ")";
+  }
+  // The MaxPool between the QLinearConvs is traced, not swallowed by one group with the rest.
+  EXPECT_TRUE(covered.count("MaxPool")) << "no traced group covers the MaxPool";
+  EXPECT_TRUE(covered.count("Add"));
+  EXPECT_GE(compared, 5u);
+  EXPECT_EQ(ort.outputs[0].hash, emulated.outputs[0].hash);
 }
 
 }  // namespace
