@@ -25,7 +25,8 @@ struct Case {
   bool x_u8 = true;         // activations u8 (else s8)
   bool per_channel = true;  // weight scales per output channel (else kWs[0] for all)
   bool relu = true;
-  bool q = true;  // a QuantizeLinear after the conv
+  bool q = true;          // a QuantizeLinear after the conv
+  bool shared_x = false;  // dqx's output is also a graph output: the group quantizes it again
   int x_zp = 3, y_zp = 10;
   float ws(int64_t o) const { return per_channel ? kWs[o] : kWs[0]; }
 };
@@ -47,6 +48,7 @@ onnx::ModelProto qdq_conv(const Case& k) {
   GraphBuilder b;
   b.io(true, "X", {1, kIc, kHw, kHw});
   b.io(false, "Y", {1, kOc, kHw, kHw});
+  if (k.shared_x) b.io(false, "xd", {1, kIc, kHw, kHw});
   init<float>(b, "xs", {kXs}, {});
   if (k.x_u8)
     zp<uint8_t>(b, "xz", k.x_zp);
@@ -160,7 +162,8 @@ void expect_group(const Case& k, const std::string& op, bool shifted) {
   ASSERT_TRUE(o.status.ok()) << o.status.to_string();
   std::map<std::string, NodeReport> by_node(o.reports.begin(), o.reports.end());
   ASSERT_TRUE(by_node.count("qy"));
-  EXPECT_EQ(by_node["qy"].covers, k.relu ? "dqx,dqw,dqb,conv,relu,qy" : "dqx,dqw,dqb,conv,qy");
+  const std::string dqx = k.shared_x ? "" : "dqx,";
+  EXPECT_EQ(by_node["qy"].covers, dqx + (k.relu ? "dqw,dqb,conv,relu,qy" : "dqw,dqb,conv,qy"));
   const std::string& note = by_node["qy"].note;
   EXPECT_EQ(note.rfind("fused: xnn:" + op + " (", 0), 0u) << note;
   EXPECT_EQ(note.find("u8 input shifted to s8") != std::string::npos, shifted) << note;
@@ -187,6 +190,12 @@ TEST(XnnpackInt8, S8PerTensorConvIsQs8) {
   k.x_zp = -5;
   k.y_zp = -3;
   expect_group(k, "convolution2d_nhwc_qs8", false);
+}
+
+TEST(XnnpackInt8, SharedInputIsQuantizedAgainExactly) {
+  Case k;
+  k.shared_x = true;
+  expect_group(k, "convolution2d_nhwc_qc8", true);
 }
 
 TEST(XnnpackInt8, GroupWithoutQuantizeLinearIsRefusedNamingTheNode) {
@@ -216,6 +225,74 @@ TEST(XnnpackInt8, GroupWithoutQuantizeLinearIsRefusedNamingTheNode) {
   // The per-channel weight DequantizeLinear has no convert operator: it falls back too.
   EXPECT_NE(by_node["dqw"].note.find("fallback=ref: DequantizeLinear 'dqw'"), std::string::npos)
       << by_node["dqw"].note;
+}
+
+// X[2,8] -> Q (u8) -> DQ -> Gemm(DQ(w[3,8]) transB, DQ(bias)) -> Q -> DQ -> Y: per-tensor
+// weights run as fully_connected_nc_qs8, per-channel ones as a 1x1 qc8 convolution.
+constexpr int64_t kM = 2, kK = 8, kN = 3;
+
+onnx::ModelProto qdq_gemm(bool per_channel) {
+  GraphBuilder b;
+  b.io(true, "X", {kM, kK});
+  b.io(false, "Y", {kM, kN});
+  init<float>(b, "xs", {kXs}, {});
+  zp<uint8_t>(b, "xz", 7);
+  std::vector<int8_t> w(kN * kK);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(int(i * 53 % 255) - 127);
+  init<int8_t>(b, "wq", w, {kN, kK});
+  const Shape sshape = per_channel ? Shape{kN} : Shape{};
+  init<float>(b, "ws", per_channel ? kWs : std::vector<float>{kWs[0]}, sshape);
+  std::vector<float> bs;
+  for (int64_t o = 0; o < kN; ++o) bs.push_back(kXs * (per_channel ? kWs[o] : kWs[0]));
+  init<int32_t>(b, "bq", kBias, {kN});
+  init<float>(b, "bs", bs, {kN});
+  init<float>(b, "ys", {4.0f}, {});
+  zp<uint8_t>(b, "yz", 128);
+  b.node("QuantizeLinear", "qx", {"X", "xs", "xz"}, {"xq"});
+  b.node("DequantizeLinear", "dqx", {"xq", "xs", "xz"}, {"xd"});
+  GraphBuilder::integer(b.node("DequantizeLinear", "dqw", {"wq", "ws"}, {"wd"}), "axis", 0);
+  GraphBuilder::integer(b.node("DequantizeLinear", "dqb", {"bq", "bs"}, {"bd"}), "axis", 0);
+  GraphBuilder::integer(b.node("Gemm", "fc", {"xd", "wd", "bd"}, {"g"}), "transB", 1);
+  b.node("QuantizeLinear", "qy", {"g", "ys", "yz"}, {"yq"});
+  b.node("DequantizeLinear", "dqy", {"yq", "ys", "yz"}, {"Y"});
+  return b.model;
+}
+
+std::vector<int> expected_gemm(bool per_channel) {
+  std::vector<int> out;
+  for (int64_t m = 0; m < kM; ++m) {
+    for (int64_t o = 0; o < kN; ++o) {
+      int64_t acc = kBias[o];
+      for (int64_t k = 0; k < kK; ++k) {
+        const int q = int((m * kK + k) * 97 % 256);
+        acc += int64_t(q - 7) * (int((o * kK + k) * 53 % 255) - 127);
+      }
+      const float ws = per_channel ? kWs[o] : kWs[0];
+      const float v = std::nearbyintf(float(acc) * (kXs * ws / 4.0f));
+      out.push_back(int(std::clamp(v + 128.0f, 0.0f, 255.0f)));
+    }
+  }
+  return out;
+}
+
+TEST(XnnpackInt8, GemmGroupIsFullyConnectedOrOneByOneQc8) {
+  Tensor x(DType::kFloat32, {kM, kK});
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(int(i * 97 % 256) - 7) * kXs;
+  for (const bool per_channel : {false, true}) {
+    TempDir dir;
+    auto model = load_model(save(qdq_gemm(per_channel), dir.path.string(), "gemm.onnx"));
+    ASSERT_TRUE(model.ok()) << model.status().to_string();
+    const Outcome o = run_platform("xnnpack", *model, {{"X", x}});
+    ASSERT_TRUE(o.status.ok()) << o.status.to_string();
+    std::map<std::string, NodeReport> by_node(o.reports.begin(), o.reports.end());
+    EXPECT_EQ(by_node["qy"].covers, "dqx,dqw,dqb,fc,qy");
+    const std::string want = per_channel ? "fused: xnn:convolution2d_nhwc_qc8 (1x1"
+                                         : "fused: xnn:fully_connected_nc_qs8 (";
+    EXPECT_EQ(by_node["qy"].note.rfind(want, 0), 0u) << by_node["qy"].note;
+    const auto got = ints_of(o.trace.at("yq"));
+    EXPECT_EQ(got, expected_gemm(per_channel)) << per_channel;
+    EXPECT_GE(std::set<int>(got.begin(), got.end()).size(), 4u);  // not all clamped
+  }
 }
 
 }  // namespace

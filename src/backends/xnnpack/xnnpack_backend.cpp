@@ -21,9 +21,11 @@ class XnnpackRun : public LibraryRun {
   Expected<NativeOutputs> run_group(const NodeGroup& group, RunValues& values) override {
     auto it = plan_.qdq.find(group.nodes.back());
     if (it == plan_.qdq.end()) return internal_error("xnnpack: group is not an int8 group");
-    auto lookup = [&](const std::string& name) -> const Tensor* {
+    // A DequantizeLinear outside the group (its output shared) has run, and the executor may
+    // have released its scale and zero point: those come from the model's initializers then.
+    auto lookup = [&, init = initializers_of(model_)](const std::string& name) -> const Tensor* {
       auto v = values.host(name);
-      return v.ok() && *v && (*v)->is_tensor() ? &(*v)->tensor : nullptr;
+      return v.ok() && *v && (*v)->is_tensor() ? &(*v)->tensor : init(name);
     };
     IG_ASSIGN_OR_RETURN(xnnpack::OpResult r,
                         xnnpack::run_int8_group(ctx_, model_, it->second, lookup));
