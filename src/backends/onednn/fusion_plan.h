@@ -1,14 +1,14 @@
 // Which nodes run as one oneDNN primitive with post-ops: a head (Conv, Gemm, MatMul, binary,
 // eltwise) followed by a chain of eltwise or binary nodes, each the only reader of the value
-// before it; and int8 QDQ groups (qdq_group.h), planned first, each one integer primitive. A
-// group runs at the position of its last node.
+// before it; and int8 QDQ groups (library/qdq_group.h), planned first, each one integer primitive.
+// A group runs at the position of its last node.
 #pragma once
 
 #include <functional>
 #include <unordered_map>
 
 #include "backends/library/node_groups.h"
-#include "backends/onednn/qdq_group.h"
+#include "backends/onednn/qdq_check.h"
 #include "model/graph.h"
 
 namespace ig::onednn {

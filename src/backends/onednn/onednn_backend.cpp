@@ -83,7 +83,7 @@ class OnednnRun : public LibraryRun {
     }
   }
 
-  Expected<NativeOutputs> run_int8(const onednn::QdqGroup& grp, RunValues& values) {
+  Expected<NativeOutputs> run_int8(const QdqGroup& grp, RunValues& values) {
     auto lookup = [&](const std::string& name) -> const Tensor* {
       auto v = values.host(name);
       return v.ok() && *v && (*v)->is_tensor() ? &(*v)->tensor : nullptr;
@@ -127,7 +127,7 @@ Status OnednnBackend::check_native(const Node& node, const Model& model) const {
   const bool main =
       node.index < model.graph.nodes.size() && &model.graph.nodes[node.index] == &node;
   if (!ctx_.opt.fuse || !main) return Status::Ok();
-  auto grp = onednn::qdq_group_at(model, node.index, onednn::initializers_of(model));
+  auto grp = onednn::qdq_group_at(model, node.index, initializers_of(model));
   if (!grp.ok()) {
     return unsupported("{}: QDQ group is not a oneDNN int8 primitive: {}", node.label(),
                        grp.status().message());

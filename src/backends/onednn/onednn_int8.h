@@ -1,9 +1,9 @@
-// oneDNN's integer kernels: a QDQ group (qdq_group.h) as one int8 convolution or matmul, and a
-// QuantizeLinear / DequantizeLinear on its own as a reorder with scales and zero points.
+// oneDNN's integer kernels: a QDQ group (library/qdq_group.h) as one int8 convolution or matmul,
+// and a QuantizeLinear / DequantizeLinear on its own as a reorder with scales and zero points.
 #pragma once
 
 #include "backends/onednn/onednn_common.h"
-#include "backends/onednn/qdq_group.h"
+#include "backends/onednn/qdq_check.h"
 
 namespace ig::onednn {
 

@@ -1,16 +1,36 @@
 #include "backends/xnnpack/xnnpack_backend.h"
 
-#include "backends/xnnpack/xnnpack_ops.h"
+#include "backends/xnnpack/xnnpack_int8.h"
 
 namespace ig {
 
 namespace {
 
-// One run: each node as a fresh operator (XNNPACK packs the weights when it creates one).
+// One run: each node as a fresh operator (XNNPACK packs the weights when it creates one), each
+// int8 QDQ group as one integer operator.
 class XnnpackRun : public LibraryRun {
  public:
   XnnpackRun(xnnpack::Ctx& ctx, const XnnpackBackend& backend, const Model& model)
-      : ctx_(ctx), backend_(backend), model_(model) {}
+      : ctx_(ctx), backend_(backend), model_(model) {
+    auto native = [&](const Node& n) { return backend.native_support(n, model).ok(); };
+    plan_ = xnnpack::plan_int8(model, native);
+  }
+
+  const NodeGroups& groups() const override { return plan_.groups; }
+
+  Expected<NativeOutputs> run_group(const NodeGroup& group, RunValues& values) override {
+    auto it = plan_.qdq.find(group.nodes.back());
+    if (it == plan_.qdq.end()) return internal_error("xnnpack: group is not an int8 group");
+    // A DequantizeLinear outside the group (its output shared) has run, and the executor may
+    // have released its scale and zero point: those come from the model's initializers then.
+    auto lookup = [&, init = initializers_of(model_)](const std::string& name) -> const Tensor* {
+      auto v = values.host(name);
+      return v.ok() && *v && (*v)->is_tensor() ? &(*v)->tensor : init(name);
+    };
+    IG_ASSIGN_OR_RETURN(xnnpack::OpResult r,
+                        xnnpack::run_int8_group(ctx_, model_, it->second, lookup));
+    return NativeOutputs{{Value::of(std::move(r.out))}, std::move(r.note)};
+  }
 
   Expected<NativeOutputs> run_node(const Node& node, RunValues& values) override {
     xnnpack::OpInputs x{node, model_.opset_for(node.domain), {}};
@@ -25,6 +45,7 @@ class XnnpackRun : public LibraryRun {
   xnnpack::Ctx& ctx_;
   const XnnpackBackend& backend_;
   const Model& model_;
+  xnnpack::Int8Plan plan_;
 };
 
 }  // namespace
@@ -44,7 +65,19 @@ Status XnnpackBackend::check_native(const Node& node, const Model& model) const 
   if (const char* why = xnnpack::known_missing(node.op_type)) {
     return unsupported("{}: {}", node.label(), why);
   }
-  return check_in_table(xnnpack::ops(), node, model);
+  IG_RETURN_IF_ERROR(check_in_table(xnnpack::ops(), node, model));
+  // A Conv/Gemm/MatMul reading DequantizeLinear outputs is an int8 operator or nothing: running
+  // it in fp32 would hide that XNNPACK cannot take the quantized group.
+  const bool main =
+      node.index < model.graph.nodes.size() && &model.graph.nodes[node.index] == &node;
+  if (!main) return Status::Ok();
+  const auto grp = find_qdq_group(model, node.index);
+  if (!grp) return Status::Ok();
+  if (Status st = xnnpack::check_int8_group(model, *grp, initializers_of(model)); !st.ok()) {
+    return unsupported("{}: QDQ group is not an XNNPACK int8 operator: {}", node.label(),
+                       st.message());
+  }
+  return Status::Ok();
 }
 
 std::unique_ptr<LibraryRun> XnnpackBackend::begin_run(const Model& model,

@@ -7,7 +7,8 @@ namespace ig::xnnpack {
 const std::vector<OpDef>& ops() {
   static const std::vector<OpDef> kOps = [] {
     std::vector<OpDef> all;
-    for (const auto* part : {&conv_ops(), &gemm_ops(), &pool_ops(), &elementwise_ops()})
+    for (const auto* part :
+         {&conv_ops(), &gemm_ops(), &pool_ops(), &elementwise_ops(), &quant_ops()})
       all.insert(all.end(), part->begin(), part->end());
     return all;
   }();

@@ -27,12 +27,14 @@ struct OpResult {
 using RunFn = Expected<OpResult> (*)(Ctx& c, const OpInputs& x);
 using OpDef = OpEntry<RunFn>;
 
-// Every mapped operator: convolution, fully connected, pooling, then elementwise.
+// Every mapped operator: convolution, fully connected, pooling, elementwise, then lone
+// QuantizeLinear / DequantizeLinear (int8 QDQ groups: xnnpack_int8.h).
 const std::vector<OpDef>& ops();
 const std::vector<OpDef>& conv_ops();
 const std::vector<OpDef>& gemm_ops();
 const std::vector<OpDef>& pool_ops();
 const std::vector<OpDef>& elementwise_ops();
+const std::vector<OpDef>& quant_ops();
 
 // Operators XNNPACK (this snapshot) has no f32 operator for, with why: a sharper reason than
 // "no mapping"; nullptr for any other operator.

@@ -1,4 +1,4 @@
-#include "backends/onednn/qdq_group.h"
+#include "backends/onednn/qdq_check.h"
 
 #include <algorithm>
 
@@ -6,51 +6,10 @@ namespace ig::onednn {
 
 namespace {
 
-bool int8_type(DType t) { return t == DType::kUInt8 || t == DType::kInt8; }
-
-std::optional<size_t> producer(const Graph& g, const std::string& value) {
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const auto& outs = g.nodes[i].outputs;
-    if (std::find(outs.begin(), outs.end(), value) != outs.end()) return i;
-  }
-  return std::nullopt;
-}
-
-bool is_graph_output(const Graph& g, const std::string& value) {
-  return std::any_of(g.outputs.begin(), g.outputs.end(),
-                     [&](const ValueInfo& o) { return o.name == value; });
-}
-
-// The one node reading `value`, when exactly one does and it is no graph output.
-std::optional<size_t> only_reader(const Graph& g, const std::string& value) {
-  if (is_graph_output(g, value)) return std::nullopt;
-  std::optional<size_t> found;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const auto reads = node_reads(g.nodes[i]);
-    const auto n = std::count(reads.begin(), reads.end(), value);
-    if (n == 0) continue;
-    if (found || n > 1) return std::nullopt;
-    found = i;
-  }
-  return found;
-}
+bool int8_type(DType t) { return qdq_int8_type(t); }
 
 const Tensor* input_of(const Node& n, size_t i, const TensorLookup& known) {
-  return i < n.inputs.size() && !n.inputs[i].empty() ? known(n.inputs[i]) : nullptr;
-}
-
-bool all_zero(const Tensor& t) {
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    if (t.as_double(i) != 0) return false;
-  }
-  return true;
-}
-
-bool uniform(const Tensor& t) {
-  for (int64_t i = 1; i < t.numel(); ++i) {
-    if (t.as_double(i) != t.as_double(0)) return false;
-  }
-  return true;
+  return qdq_operand(n, i, known);
 }
 
 // Ok for a per-tensor scale (and zero point) of the types an int8 primitive takes.
@@ -107,7 +66,7 @@ Status check_weights(const Node& head, const Node& dw, const TensorLookup& known
     }
   }
   const Tensor* z = input_of(dw, 2, known);
-  if (z && (z->dtype() != DType::kInt8 || !all_zero(*z))) {
+  if (z && (z->dtype() != DType::kInt8 || !qdq_all_zero(*z))) {
     return unsupported(
         "{}: weight zero point {} is not s8 zero; oneDNN's int8 kernels take "
         "symmetric s8 weights",
@@ -121,7 +80,7 @@ Status check_bias(const Node& db, const TensorLookup& known) {
   if (b && b->dtype() != DType::kInt32)
     return unsupported("{}: quantized bias is {}, expected int32", db.label(), b->describe());
   const Tensor* z = input_of(db, 2, known);
-  if (z && !all_zero(*z)) return unsupported("{}: bias zero point is not 0", db.label());
+  if (z && !qdq_all_zero(*z)) return unsupported("{}: bias zero point is not 0", db.label());
   const Tensor* s = input_of(db, 1, known);
   if (s && (s->dtype() != DType::kFloat32 || s->rank() > 1))
     return unsupported("{}: bias scale {} is not a float scalar or vector", db.label(),
@@ -139,51 +98,13 @@ Status check_head(const Node& h) {
   return Status::Ok();
 }
 
-bool is_dq(const Node& n) { return n.domain.empty() && n.op_type == "DequantizeLinear"; }
-
 }  // namespace
 
 Expected<std::optional<QdqGroup>> qdq_group_at(const Model& model, size_t head,
                                                const TensorLookup& known) {
-  const Graph& g = model.graph;
-  const Node& h = g.nodes[head];
-  if (!h.domain.empty() || (h.op_type != "Conv" && h.op_type != "Gemm" && h.op_type != "MatMul") ||
-      h.inputs.size() < 2 || h.outputs.size() != 1) {
-    return std::optional<QdqGroup>();
-  }
-  const auto px = producer(g, h.inputs[0]);
-  const auto pw = producer(g, h.inputs[1]);
-  if (!px || !pw || !is_dq(g.nodes[*px]) || !is_dq(g.nodes[*pw])) return std::optional<QdqGroup>();
-  auto input = [&](size_t dq) {
-    const auto r = only_reader(g, g.nodes[dq].outputs[0]);
-    return QdqInput{dq, r && *r == head && g.nodes[dq].outputs.size() == 1};
-  };
-  QdqGroup grp;
-  grp.head = head;
-  grp.x = input(*px);
-  grp.w = input(*pw);
-  if (h.op_type != "MatMul" && h.inputs.size() > 2 && !h.inputs[2].empty()) {
-    const auto pb = producer(g, h.inputs[2]);
-    if (pb && is_dq(g.nodes[*pb])) grp.b = input(*pb);
-  }
-  std::string value = h.outputs[0];
-  auto next = only_reader(g, value);
-  if (next && g.nodes[*next].domain.empty() && g.nodes[*next].op_type == "Relu") {
-    grp.relu = *next;
-    value = g.nodes[*next].outputs[0];
-    next = only_reader(g, value);
-  }
-  if (next && g.nodes[*next].domain.empty() && g.nodes[*next].op_type == "QuantizeLinear")
-    grp.q = *next;
-  if (grp.x.owned) grp.nodes.push_back(grp.x.node);
-  if (grp.w.owned) grp.nodes.push_back(grp.w.node);
-  if (grp.b && grp.b->owned) grp.nodes.push_back(grp.b->node);
-  grp.nodes.push_back(head);
-  if (grp.relu) grp.nodes.push_back(*grp.relu);
-  if (grp.q) grp.nodes.push_back(*grp.q);
-  std::sort(grp.nodes.begin(), grp.nodes.end());
-  IG_RETURN_IF_ERROR(check_qdq_group(model, grp, known));
-  return std::optional<QdqGroup>(std::move(grp));
+  std::optional<QdqGroup> grp = find_qdq_group(model, head);
+  if (grp) IG_RETURN_IF_ERROR(check_qdq_group(model, *grp, known));
+  return Expected<std::optional<QdqGroup>>(std::move(grp));
 }
 
 Status check_qdq_group(const Model& model, const QdqGroup& grp, const TensorLookup& known) {
@@ -236,15 +157,8 @@ Status check_lone_qdq(const Node& n, const TensorLookup& known) {
   if (ints && !int8_type(ints->dtype()) && (q || ints->dtype() != DType::kInt32))
     return refuse(fmt::format("{} values", dtype_name(ints->dtype())));
   if (q && x && x->dtype() != DType::kFloat32) return refuse("input " + x->describe());
-  if (z && !uniform(*z)) return refuse("zero points differ along the axis");
+  if (z && !qdq_uniform(*z)) return refuse("zero points differ along the axis");
   return Status::Ok();
-}
-
-TensorLookup initializers_of(const Model& model) {
-  return [&model](const std::string& name) -> const Tensor* {
-    auto it = model.graph.initializers.find(name);
-    return it == model.graph.initializers.end() || !it->second.raw() ? nullptr : &it->second;
-  };
 }
 
 }  // namespace ig::onednn
