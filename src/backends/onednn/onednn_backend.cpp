@@ -84,9 +84,11 @@ class OnednnRun : public LibraryRun {
   }
 
   Expected<NativeOutputs> run_int8(const QdqGroup& grp, RunValues& values) {
-    auto lookup = [&](const std::string& name) -> const Tensor* {
+    // A DequantizeLinear outside the group (its output shared) has run, and the executor may
+    // have released its scale and zero point: those come from the model's initializers then.
+    auto lookup = [&, init = initializers_of(model_)](const std::string& name) -> const Tensor* {
       auto v = values.host(name);
-      return v.ok() && *v && (*v)->is_tensor() ? &(*v)->tensor : nullptr;
+      return v.ok() && *v && (*v)->is_tensor() ? &(*v)->tensor : init(name);
     };
     ctx_.cache.key = ctx_.cache.enabled ? onednn::qdq_cache_key(model_, grp, lookup) : "";
     try {
