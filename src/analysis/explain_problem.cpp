@@ -81,6 +81,19 @@ void add_constant_producers(const Model& whole, const RepRun& run,
       todo.push_back(p->second);
     }
   }
+  // A DequantizeLinear whose output the group shares with other readers stays outside it on the
+  // platform (oneDNN quantizes that output again, exactly): it joins the cut-out group, fed the
+  // integers the platform traced, so that the emulator sees the QDQ group whole (qdq=int).
+  for (const Node* n : std::vector<const Node*>(members.begin(), members.end())) {
+    for (const auto& in : n->inputs) {
+      auto p = producer.find(in);
+      if (in.empty() || p == producer.end() || members.count(p->second)) continue;
+      const Node& dq = *p->second;
+      if (dq.op_type == "DequantizeLinear" && dq.domain.empty() && !dq.inputs.empty() &&
+          (run.values.count(dq.inputs[0]) || whole.graph.is_initializer(dq.inputs[0])))
+        members.insert(&dq);
+    }
+  }
   group.clear();
   for (const auto& n : whole.graph.nodes)
     if (members.count(&n)) group.push_back(&n);
