@@ -96,6 +96,20 @@ class Requantizer {
   int shift_ = 0;
 };
 
+// The integer bounds a fused Relu or Clip (attributes clip_min / clip_max of a qdq=int group
+// node, qdq_groups.h) puts on a quantized output: Q(min) and Q(max), quantizing being monotone.
+template <typename Q>
+struct OutputClamp {
+  Q lo = std::numeric_limits<Q>::lowest(), hi = std::numeric_limits<Q>::max();
+  OutputClamp(const Node& node, float y_scale, int64_t y_zp) {
+    if (node.has_attr("clip_min"))
+      lo = quantize_value<Q>(node.attr_float("clip_min", 0) / y_scale, y_zp);
+    if (node.has_attr("clip_max"))
+      hi = quantize_value<Q>(node.attr_float("clip_max", 0) / y_scale, y_zp);
+  }
+  Q operator()(Q q) const { return std::min(std::max(q, lo), hi); }
+};
+
 // wbits=7: each weight halved around its zero point and rounded to even, as oneDNN's reorder
 // does with its 0.5 scale; the sum is then worth weight_factor() times more.
 template <typename TW>

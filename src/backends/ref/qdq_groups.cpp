@@ -1,6 +1,7 @@
 #include "backends/ref/qdq_groups.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -55,6 +56,22 @@ bool plain_dequantize(const GraphIndex& ix, const Node& dq, int64_t out_axis, in
   return out_axis >= 0 && scale->rank() == 1 && axis == out_axis;
 }
 
+// A Clip's bounds from its attributes (opset < 11) or constant inputs; false when not constant.
+bool clip_bounds(const GraphIndex& ix, const Node& clip, float& lo, float& hi) {
+  lo = clip.attr_float("min", -INFINITY);
+  hi = clip.attr_float("max", INFINITY);
+  for (size_t i : {1, 2}) {
+    if (clip.inputs.size() <= i || clip.inputs[i].empty()) continue;
+    const Tensor* t = ix.initializer(clip.inputs[i]);
+    // PyTorch exports ReLU6's bounds as Constant nodes.
+    if (const Node* c = ix.produced_by(clip.inputs[i], "Constant"); !t && c && c->attr("value"))
+      t = &c->attr("value")->t;
+    if (!t || t->numel() != 1) return false;
+    (i == 1 ? lo : hi) = static_cast<float>(t->as_double(0));
+  }
+  return true;
+}
+
 // The product a group is built around, and where its weight's output channels lie.
 struct Product {
   const Node* node = nullptr;
@@ -81,7 +98,13 @@ bool match(const GraphIndex& ix, const Node& q, QdqGroup& group, std::vector<siz
   const Tensor* ys = ix.initializer(q.inputs[1]);
   const Tensor* yz = ix.initializer(q.inputs[2]);
   if (!ys || !yz || ys->numel() != 1 || yz->numel() != 1 || !is_8bit(yz->dtype())) return false;
+  // Relu or Clip before the QuantizeLinear: quantizing is monotone, so they become a clamp of
+  // the integers at the quantized bounds (Relu: at the zero point).
   const Node* relu = ix.produced_by(q.inputs[0], "Relu");
+  if (!relu) relu = ix.produced_by(q.inputs[0], "Clip");
+  float lo = -INFINITY, hi = INFINITY;
+  if (relu && relu->op_type == "Relu") lo = 0;
+  if (relu && relu->op_type == "Clip" && !clip_bounds(ix, *relu, lo, hi)) return false;
   const std::string& conv_out = relu ? relu->inputs[0] : q.inputs[0];
   if (relu && !ix.private_value(q.inputs[0])) return false;
   const Product product = product_of(ix, conv_out);
@@ -115,10 +138,13 @@ bool match(const GraphIndex& ix, const Node& q, QdqGroup& group, std::vector<siz
   f.op_type = product.fused_op;
   group.kernel = product.kernel;
   f.attributes = conv->attributes;
-  Attribute relu_attr;
-  relu_attr.kind = Attribute::Kind::kInt;
-  relu_attr.i = relu ? 1 : 0;
-  f.attributes["relu"] = relu_attr;
+  for (auto [key, bound] : {std::pair{"clip_min", lo}, std::pair{"clip_max", hi}}) {
+    if (std::isinf(bound)) continue;
+    Attribute a;
+    a.kind = Attribute::Kind::kFloat;
+    a.f = bound;
+    f.attributes[key] = a;
+  }
   f.inputs = {dx->inputs[0], dx->inputs[1], dx->inputs[2], dw->inputs[0],
               dw->inputs[1], dw->inputs[2], q.inputs[1],   q.inputs[2]};
   if (db) f.inputs.push_back(db->inputs[0]);

@@ -197,3 +197,32 @@ TEST(QdqGroups, MatMulGroupsRunOnIntegersPerOutputChannel) {
 
 }  // namespace
 }  // namespace ig
+
+namespace ig {
+namespace {
+
+// A Clip (ReLU6, bounds as initializers) before the QuantizeLinear joins the group as a clamp at
+// the quantized bounds: Q(0) = 3 and Q(1.0) = 1.0 / 0.5 + 3 = 5.
+TEST(QdqGroups, AClipBecomesAClampAtItsQuantizedBounds) {
+  Model m = qdq_conv_model();
+  m.graph.initializers["lo"] = Tensor::scalar<float>(0.0f);
+  m.graph.initializers["hi"] = Tensor::scalar<float>(1.0f);
+  m.graph.nodes[4] = node("relu", "Clip", {"c", "lo", "hi"}, {"r"});
+  m.graph.nodes[4].index = 4;
+  const Traced plain = run(m, {});
+  const Traced fused = run(m, {{"qdq", "int"}});
+  ASSERT_EQ(fused.nodes, (std::vector<std::string>{"q"}));
+  EXPECT_EQ(fused.covers[0], "dqx,dqw,dqb,conv,relu,q");
+  int64_t at_bounds = 0;
+  for (int64_t i = 0; i < fused.y.numel(); ++i) {
+    const uint8_t v = fused.y.data<uint8_t>()[i];
+    ASSERT_GE(v, 3);
+    ASSERT_LE(v, 5);
+    at_bounds += v == 3 || v == 5;
+    EXPECT_LE(std::abs(v - plain.y.data<uint8_t>()[i]), 1) << i;
+  }
+  EXPECT_GT(at_bounds, 0);
+}
+
+}  // namespace
+}  // namespace ig

@@ -49,9 +49,8 @@ Status conv_integer(KernelContext& ctx) {
                     [&](int64_t o, int64_t, int32_t acc) { py[o] = acc * factor; });
 }
 
-// QLinearConv; relu (a qdq=int group that had a Relu before its QuantizeLinear) clamps at the
-// output zero point, which is what Relu then QuantizeLinear give since quantizing is monotone.
-Status qlinear_conv_impl(KernelContext& ctx, bool relu) {
+// QLinearConv; a qdq=int group node also clamps at its fused Relu's or Clip's bounds.
+Status qlinear_conv_impl(KernelContext& ctx, bool group) {
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(3);
   IG_ASSIGN_OR_RETURN(ConvShape s, conv_shape(ctx, x, w));
@@ -82,11 +81,13 @@ Status qlinear_conv_impl(KernelContext& ctx, bool relu) {
     Tensor& y = ctx.output(0, y_zp_t.dtype(), s.out_shape());
     TY* py = y.data<TY>();
     const int32_t* pb = b != nullptr ? b->data<int32_t>() : nullptr;
+    const OutputClamp<TY> clamp =
+        group ? OutputClamp<TY>(ctx.node, y_scale, y_zp) : OutputClamp<TY>(Node{}, y_scale, y_zp);
     return conv_int32(ctx, 0, 3, s, QuantParam{&ctx.input(2)}, QuantParam{&ctx.input(5)},
                       [&](int64_t o, int64_t m, int32_t acc) {
                         if (pb != nullptr) acc += pb[m];
                         const TY q = requant[static_cast<size_t>(m)].template apply<TY>(acc);
-                        py[o] = relu ? std::max<TY>(q, static_cast<TY>(y_zp)) : q;
+                        py[o] = clamp(q);
                       });
   });
 }
@@ -95,9 +96,7 @@ Status qlinear_conv(KernelContext& ctx) { return qlinear_conv_impl(ctx, false); 
 
 }  // namespace
 
-Status run_qdq_conv_group(KernelContext& ctx) {
-  return qlinear_conv_impl(ctx, ctx.node.attr_int("relu", 0) != 0);
-}
+Status run_qdq_conv_group(KernelContext& ctx) { return qlinear_conv_impl(ctx, true); }
 
 namespace {
 

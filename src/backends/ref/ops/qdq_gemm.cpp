@@ -10,7 +10,6 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(3);
   const bool trans_b = ctx.node.attr_int("transB", 0) != 0;
-  const bool relu = ctx.node.attr_int("relu", 0) != 0;
   if (x.rank() < 1 || w.rank() != 2)
     return ctx.fail("X {} and W {}: W must be 2-D", x.describe(), w.describe());
   const int64_t k_size = x.dim(x.rank() - 1);
@@ -53,6 +52,7 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
         const TX* px = x.data<TX>();
         const TW* pw = w.data<TW>();
         TY* py = ctx.output(0, y_zp_t.dtype(), out_shape).template data<TY>();
+        const OutputClamp<TY> clamp(ctx.node, y_scale, y_zp);
         // wbits=7 halves each weight around its zero point, ties to even (int8_arith.h).
         auto w_at = [&](int64_t k, int64_t n) -> int32_t {
           const int32_t v = pw[trans_b ? n * k_size + k : k * n_size + n];
@@ -68,7 +68,7 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
             [&](int64_t r, int64_t n, int32_t acc) {
               if (b) acc += b->data<int32_t>()[b->numel() == 1 ? 0 : n];
               const TY q = requant[static_cast<size_t>(n)].template apply<TY>(acc);
-              py[r * n_size + n] = relu ? std::max<TY>(q, static_cast<TY>(y_zp)) : q;
+              py[r * n_size + n] = clamp(q);
             });
         if (saturated > 0)
           ctx.set_note(fmt::format("madd=sat16: {} pair sums saturated", saturated));

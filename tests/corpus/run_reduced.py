@@ -1,0 +1,150 @@
+#!/usr/bin/python3
+"""The corpus's reduced-precision test: a few architectures that scripts/corpus exported are
+quantized (`infergap quantize`, static QDQ as ONNX Runtime's quantizer writes it) and converted
+(`infergap convert --to fp16 --keep-io`), then run with `infergap run --json --save-outputs` on the
+platforms that run them. Each output must be within the stated bound of torch's float output, and
+the integer kernels that follow exact int32 arithmetic must agree with the emulator's
+`ref:qdq=int` as stated below.
+
+    tests/corpus/run_reduced.py --cli build/infergap [--corpus out/corpus] [--only NAME,...]
+
+Error of an output y against a reference r: max|y - r| / max|r| (run_corpus.py's measure).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_corpus import rel_error, sanitize  # noqa: E402
+
+MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder"]
+OPSET = 13
+
+# int8 (u8 activations, s8 per-channel weights, minmax on the test's input) against torch's
+# float output, per model. Measured here (2-core EPYC with VNNI, max-abs relative): ResNet-18
+# 0.10 to 0.15 (oneDNN avx2, whose first convolution saturates int16 pair sums), MobileNetV2
+# 0.34 to 0.61 (per-tensor activations after depthwise convolutions are known to quantize
+# badly; avx2 again the worst), the encoder 0.03 to 0.09.
+INT8_BOUND = {"resnet18": 0.25, "mobilenet_v2": 0.8, "transformer_encoder": 0.15}
+INT8 = {
+    "ref": "ref",
+    "ref:qdq=int": "ref:qdq=int",
+    "ort-disabled": "ort:opt=disabled",
+    "ort-all": "ort:opt=all",
+    "onednn-avx2": "onednn:fallback=ref,isa=avx2",
+    "onednn-vnni": "onednn:fallback=ref,isa=avx512_core_vnni",
+    "xnnpack": "xnnpack:fallback=ref",
+}
+# Integer kernels with exact int32 sums and ONNX Runtime's requantization: where they run every
+# group, the graph output is ref:qdq=int's up to the float ops after the last group (measured:
+# bit for bit). Not listed: xnnpack on MobileNetV2 (it refuses Conv -> Clip groups, which
+# fallback=ref runs in float) and ORT on the encoder (ORT also fuses activation x activation
+# MatMuls, which ref:qdq=int leaves to the float QDQ semantics).
+EXACT_KERNELS = {"resnet18": {"ort-all": 1e-5, "xnnpack": 1e-5},
+                 "mobilenet_v2": {"ort-all": 1e-5},
+                 "transformer_encoder": {"xnnpack": 1e-5}}
+# fp16 (--keep-io: float32 input and output) against torch's float output.
+# Measured: ResNet-18 3e-3, MobileNetV2 3e-2, the encoder 1.4e-3.
+FP16_BOUND = {"resnet18": 1e-2, "mobilenet_v2": 6e-2, "transformer_encoder": 1e-2}
+FP16 = {"ref": "ref", "ort-all": "ort:opt=all", "torch+ref": "torch:fallback=ref"}
+
+
+def cpu_has(flag):
+    try:
+        return flag in open("/proc/cpuinfo").read().split()
+    except OSError:
+        return False
+
+
+def run(cli, model, entry, corpus, specs, out_dir):
+    cmd = [cli, "run", model, "--json", "--save-outputs", out_dir]
+    for name, file in entry["inputs"].items():
+        cmd += ["--input", f"{name}={os.path.join(corpus, file)}"]
+    for s in specs:
+        cmd += ["-p", s]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)}: exit {proc.returncode}: {proc.stderr.strip()[-500:]}")
+    report = json.loads(proc.stdout)
+    out = {}
+    for p in report["platforms"]:
+        if p["verdict"] != "ok":
+            out[p["spec"]] = p["verdict"] + ": " + p.get("reason", "")
+            continue
+        out[p["spec"]] = {o["name"]: np.load(os.path.join(out_dir, sanitize(p["spec"]),
+                                                          sanitize(o["name"]) + ".npy"))
+                          for o in p["outputs"]}
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--corpus", default="out/corpus")
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    manifest = json.load(open(os.path.join(args.corpus, "manifest.json")))
+    names = args.only.split(",") if args.only else MODELS
+    int8 = dict(INT8)
+    if not cpu_has("avx512_vnni"):
+        del int8["onednn-vnni"]
+    failures, rows = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            entry = next((m for m in manifest["models"]
+                          if m["name"] == name and m["opset"] == OPSET), None)
+            if entry is None:
+                failures.append(f"{name}: not in the corpus")
+                continue
+            parent = os.path.join(args.corpus, entry["model"])
+            torch_out = {o: np.load(os.path.join(args.corpus, f))
+                         for o, f in entry["torch_outputs"].items()}
+            # Calibrated on the input the test runs, as a user calibrates on their data.
+            calibrate = []
+            for n, f in entry["inputs"].items():
+                calibrate += ["--calibrate", f"{n}={os.path.join(args.corpus, f)}"]
+            variants = {
+                "int8": ([args.cli, "quantize", parent] + calibrate, int8, INT8_BOUND[name]),
+                "fp16": ([args.cli, "convert", parent, "--to", "fp16", "--keep-io"], FP16,
+                         FP16_BOUND[name]),
+            }
+            for kind, (make, families, bound) in variants.items():
+                derived = os.path.join(tmp, f"{name}.{kind}.onnx")
+                proc = subprocess.run(make + ["-o", derived], capture_output=True, text=True)
+                if proc.returncode != 0:
+                    failures.append(f"{name} {kind}: {' '.join(make)}: {proc.stderr.strip()}")
+                    continue
+                outs = run(args.cli, derived, entry, args.corpus, list(families.values()),
+                           os.path.join(tmp, f"{name}.{kind}"))
+                emulated = outs.get("ref:qdq=int")
+                for family, spec in families.items():
+                    o = outs.get(spec)
+                    if not isinstance(o, dict):
+                        failures.append(f"{name} {kind} {family}: {o}")
+                        continue
+                    err = max(rel_error(o[k], torch_out[k])[0] for k in torch_out)
+                    row = f"{name:20} {kind} {family:13} vs torch float {err:.2e}"
+                    if err > bound:
+                        failures.append(f"{row} > {bound}")
+                    exact = EXACT_KERNELS.get(name, {})
+                    if kind == "int8" and family in exact and isinstance(emulated, dict):
+                        e = max(rel_error(o[k], emulated[k])[0] for k in torch_out)
+                        row += f", vs ref:qdq=int {e:.2e}"
+                        if e > exact[family]:
+                            failures.append(f"{row} > {exact[family]}")
+                    rows.append(row)
+    print("\n".join(rows))
+    if failures:
+        print("FAILED:\n  " + "\n  ".join(failures))
+        return 1
+    print(f"reduced precision: {len(rows)} (model, variant, platform) within their bounds")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
