@@ -1,6 +1,8 @@
 #include "backends/library/qdq_group.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 
 namespace ig {
 
@@ -79,9 +81,21 @@ std::optional<QdqGroup> find_qdq_group(const Model& model, size_t head) {
 }
 
 TensorLookup initializers_of(const Model& model) {
-  return [&model](const std::string& name) -> const Tensor* {
+  // Constant nodes' values count too: PyTorch exports its quantized models' weights, scales and
+  // zero points so.
+  auto constants = std::make_shared<std::map<std::string, const Tensor*>>();
+  for (const auto& n : model.graph.nodes) {
+    const Attribute* value = n.op_type == "Constant" && n.domain.empty() && n.outputs.size() == 1
+                                 ? n.attr("value")
+                                 : nullptr;
+    if (value && value->kind == Attribute::Kind::kTensor && value->t.raw())
+      (*constants)[n.outputs[0]] = &value->t;
+  }
+  return [&model, constants](const std::string& name) -> const Tensor* {
     auto it = model.graph.initializers.find(name);
-    return it == model.graph.initializers.end() || !it->second.raw() ? nullptr : &it->second;
+    if (it != model.graph.initializers.end()) return it->second.raw() ? &it->second : nullptr;
+    auto c = constants->find(name);
+    return c == constants->end() ? nullptr : c->second;
   };
 }
 

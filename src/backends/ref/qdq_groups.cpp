@@ -35,9 +35,27 @@ struct GraphIndex {
     auto it = readers.find(v);
     return it != readers.end() && it->second == 1 && outputs.count(v) == 0;
   }
+  // A value known before the run: an initializer, or a Constant node's value (PyTorch exports
+  // its quantized models' scales, zero points and weights so).
   const Tensor* initializer(const std::string& v) const {
     auto it = graph.initializers.find(v);
-    return it == graph.initializers.end() ? nullptr : &it->second;
+    if (it != graph.initializers.end()) return &it->second;
+    const Node* c = produced_by(v, "Constant");
+    return c && c->attr("value") ? &c->attr("value")->t : nullptr;
+  }
+  // A value that is all zeros by construction: a zero constant, or PyTorch's bias zero point,
+  // Cast(ConstantOfShape(shape)) with the default (zero) fill.
+  bool zeros(const std::string& v) const {
+    if (const Tensor* t = initializer(v)) {
+      for (int64_t i = 0; i < t->numel(); ++i)
+        if (t->as_int64(i) != 0) return false;
+      return true;
+    }
+    const Node* cast = produced_by(v, "Cast");
+    const Node* fill = cast ? produced_by(cast->inputs[0], "ConstantOfShape") : nullptr;
+    if (!fill) return false;
+    const Attribute* value = fill->attr("value");
+    return !value || (value->t.numel() == 1 && value->t.as_double(0) == 0);
   }
 };
 
@@ -126,12 +144,7 @@ bool match(const GraphIndex& ix, const Node& q, QdqGroup& group, std::vector<siz
     // QLinearConv's bias is int32 at scale x_scale * w_scale with zero point 0, which is how
     // quantizers write it; the libraries use the integers as they are.
     if (!b || b->dtype() != DType::kInt32 || b->rank() > 1) return false;
-    if (db->inputs.size() > 2 && !db->inputs[2].empty()) {
-      const Tensor* bz = ix.initializer(db->inputs[2]);
-      if (!bz) return false;
-      for (int64_t i = 0; i < bz->numel(); ++i)
-        if (bz->as_int64(i) != 0) return false;
-    }
+    if (db->inputs.size() > 2 && !db->inputs[2].empty() && !ix.zeros(db->inputs[2])) return false;
   }
   Node& f = group.fused;
   f.name = conv->name;
