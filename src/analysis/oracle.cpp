@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/compare.h"
+#include "analysis/quant_steps.h"
 #include "tensor/convert.h"
 
 namespace ig {
@@ -58,6 +59,7 @@ Expected<std::vector<OracleError>> oracle_ranking(const StudyData& study, Tensor
       const RepRun* r = it == c.runs.end() ? nullptr : it->second.run();
       if (!o || !r) continue;
       bool any = false;
+      const auto quant = quant_index_of(c);
       for (const auto& v : c.outputs) {
         if (!r->values.count(v) || !o->values.count(v)) continue;
         IG_ASSIGN_OR_RETURN(Tensor tp, cache.get(r->values.at(v)));
@@ -65,6 +67,14 @@ Expected<std::vector<OracleError>> oracle_ranking(const StudyData& study, Tensor
         const OracleComparison oc = compare_with_oracle(tp, to);
         if (!oc.comparable) continue;
         any = true;
+        if (quant) {
+          IG_ASSIGN_OR_RETURN(auto steps, value_steps(*quant, *r, *o, v, cache));
+          if (steps && (steps->steps_max > e.steps_max ||
+                        (steps->steps_max == e.steps_max && steps->steps_share > e.steps_share))) {
+            e.steps_max = steps->steps_max;
+            e.steps_share = steps->steps_share;
+          }
+        }
         e.max_abs_error = std::max(e.max_abs_error, oc.max_abs_error);
         e.max_rel_error = std::max(e.max_rel_error, oc.max_rel_error);
         e.max_ulp = std::max(e.max_ulp, oc.max_ulp);
@@ -78,6 +88,10 @@ Expected<std::vector<OracleError>> oracle_ranking(const StudyData& study, Tensor
     if (e.cases) out.push_back(e);
   }
   std::stable_sort(out.begin(), out.end(), [](const OracleError& a, const OracleError& b) {
+    // Quantized outputs: steps first (every platform is "billions of ULPs" off there).
+    if (a.steps_max >= 0 && b.steps_max >= 0 &&
+        (a.steps_max != b.steps_max || a.steps_share != b.steps_share))
+      return a.steps_max != b.steps_max ? a.steps_max < b.steps_max : a.steps_share < b.steps_share;
     return a.max_ulp != b.max_ulp ? a.max_ulp < b.max_ulp : a.max_abs_error < b.max_abs_error;
   });
   for (size_t i = 0; i < out.size(); ++i) out[i].rank = static_cast<int>(i) + 1;
@@ -133,13 +147,18 @@ Expected<std::vector<ToleranceAdvice>> tolerance_advice(const StudyData& study,
 }
 
 nlohmann::json oracle_error_json(const OracleError& e) {
-  return {{"rank", e.rank},
-          {"platform", e.platform},
-          {"cases", e.cases},
-          {"max_ulp", e.max_ulp},
-          {"max_abs_error", e.max_abs_error},
-          {"max_rel_error", e.max_rel_error},
-          {"remaining_precision", e.remaining_precision}};
+  nlohmann::json j = {{"rank", e.rank},
+                      {"platform", e.platform},
+                      {"cases", e.cases},
+                      {"max_ulp", e.max_ulp},
+                      {"max_abs_error", e.max_abs_error},
+                      {"max_rel_error", e.max_rel_error},
+                      {"remaining_precision", e.remaining_precision}};
+  if (e.steps_max >= 0) {
+    j["steps_max"] = steps_json(e.steps_max);
+    j["steps_share"] = e.steps_share;
+  }
+  return j;
 }
 
 }  // namespace ig

@@ -18,6 +18,10 @@ struct OracleError {
   uint64_t max_ulp = 0;          // against the oracle rounded to the platform's dtype
   int remaining_precision = -1;  // against the rounded oracle
   int rank = 0;                  // 1 = closest to the oracle (by max_ulp, then max_abs_error)
+  // Quantized outputs (a DequantizeLinear's, or integers): the worst in quantization steps
+  // (quant_steps.h), which rank the platforms instead of ULPs; -1 when no output is quantized.
+  double steps_max = -1;
+  double steps_share = 0;
 };
 
 // Compares a platform tensor with an oracle tensor of the same or a wider float dtype.

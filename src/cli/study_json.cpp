@@ -105,6 +105,8 @@ void print_csv_matrix(const std::string& corner, const std::vector<std::string>&
   }
 }
 
+std::string steps_text(const nlohmann::json& steps);  // below
+
 namespace {
 
 void print_cases(const nlohmann::json& j, const std::vector<std::string>& columns) {
@@ -148,14 +150,23 @@ void print_rp_matrix(const nlohmann::json& j, const std::vector<std::string>& la
 void print_oracle_sections(const nlohmann::json& j, int pw) {
   std::printf("\nError against the oracle (%s), closest first\n",
               j["oracle"].get<std::string>().c_str());
-  std::printf("rank %-*s %10s %12s %12s %4s\n", pw, "platform", "max ulp", "max abs", "max rel",
-              "RP");
-  for (const auto& e : j["oracle_ranking"])
-    std::printf("%4d %-*s %10llu %12.4g %12.4g %4d\n", e["rank"].get<int>(), pw,
-                e["platform"].get<std::string>().c_str(),
-                static_cast<unsigned long long>(e["max_ulp"].get<uint64_t>()),
-                e["max_abs_error"].get<double>(), e["max_rel_error"].get<double>(),
-                e["remaining_precision"].get<int>());
+  // Quantized outputs are off by whole steps: ULPs and RP say nothing there (quant_steps.h).
+  bool steps = false;
+  for (const auto& e : j["oracle_ranking"]) steps |= e.contains("steps_max");
+  std::printf("rank %-*s %10s %12s %12s %6s\n", pw, "platform", steps ? "max steps" : "max ulp",
+              "max abs", "max rel", steps ? ">=1 st" : "RP");
+  for (const auto& e : j["oracle_ranking"]) {
+    const std::string first = !steps ? std::to_string(e["max_ulp"].get<uint64_t>())
+                              : e.contains("steps_max") ? steps_text(e["steps_max"])
+                                                        : "-";
+    const std::string last = !steps ? std::to_string(e["remaining_precision"].get<int>())
+                             : e.contains("steps_share")
+                                 ? fmt::format("{:.3g}%", 100 * e["steps_share"].get<double>())
+                                 : "-";
+    std::printf("%4d %-*s %10s %12.4g %12.4g %6s\n", e["rank"].get<int>(), pw,
+                e["platform"].get<std::string>().c_str(), first.c_str(),
+                e["max_abs_error"].get<double>(), e["max_rel_error"].get<double>(), last.c_str());
+  }
   std::printf(
       "\nOrigins against the oracle (where each platform's error is born: output error "
       ">= %g x its inputs'; `origins --oracle` lists all)\n",
