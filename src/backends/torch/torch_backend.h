@@ -12,6 +12,8 @@ class TorchBackend : public LibraryBackend {
  public:
   explicit TorchBackend(TorchOptions options);
   bool fallback_ref() const override { return options_.fallback_ref; }
+  // A qengine is set: int8 QDQ groups run as PyTorch's quantized operators (torch_int8.h).
+  bool quantized() const { return !options_.qengine.empty(); }
 
  protected:
   Status check_native(const Node& node, const Model& model) const override;

@@ -13,6 +13,9 @@ struct TorchOptions {
   int threads = 1;             // at::set_num_threads (intra-op parallelism splits reductions)
   bool deterministic = false;  // at::globalContext().setDeterministicAlgorithms
   bool fallback_ref = false;   // nodes ATen is not mapped for run on the reference kernels
+  // PyTorch's quantized engine for int8 QDQ groups (torch_int8.h): "qnnpack", "fbgemm",
+  // "onednn"; empty: no quantized kernels, a QDQ model runs in fp32 on dequantized values.
+  std::string qengine;
 };
 
 // The module's one entry point: a TorchBackend, or nullptr with `error` set.

@@ -1,6 +1,7 @@
-// The `torch` platform factory: `torch:mkldnn=off,threads=2,deterministic=on,fallback=ref`. The
-// backend lives in libinfergap_torch.so, dlopen'ed on first use, so that a worker for any other
-// platform neither loads libtorch nor pays its start-up (about 0.7 s and 100 MB here).
+// The `torch` platform factory: `torch:mkldnn=off,threads=2,deterministic=on,fallback=ref,
+// qengine=qnnpack`. The backend lives in libinfergap_torch.so, dlopen'ed on first use, so that
+// a worker for any other platform neither loads libtorch nor pays its start-up (about 0.7 s and
+// 100 MB here).
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -31,6 +32,13 @@ const KnobTable kKnobs = {
      {},
      ""},
     {"fallback", "none", "none|ref: run nodes torch lacks on the reference", "library", {}, ""},
+    {"qengine",
+     "none",
+     "none|qnnpack|fbgemm|onednn: int8 QDQ conv/linear groups as PyTorch's quantized operators "
+     "on this engine (those this libtorch has)",
+     "integer-kernel",
+     {},
+     ""},
 };
 const KnobRegistrar kRegisteredKnobs("torch", kKnobs);
 
@@ -49,6 +57,9 @@ Expected<TorchOptions> parse(const PlatformSpec& spec) {
   auto fallback = choice_option(spec, kKnobs, "fallback", {"none", "ref"});
   if (!fallback.ok()) return fallback.status();
   o.fallback_ref = *fallback == "ref";
+  auto qengine = choice_option(spec, kKnobs, "qengine", {"none", "qnnpack", "fbgemm", "onednn"});
+  if (!qengine.ok()) return qengine.status();
+  if (*qengine != "none") o.qengine = *qengine;
   return o;
 }
 
@@ -104,7 +115,7 @@ Expected<std::unique_ptr<Backend>> make(const PlatformSpec& spec) {
 const BackendRegistrar kTorchRegistrar(BackendFactory{
     "torch",
     "PyTorch's ATen kernels per ONNX node, as eager mode calls them (knobs: mkldnn, threads, "
-    "deterministic, fallback)",
+    "deterministic, fallback, qengine)",
     make, environment});
 
 // mkldnn on/off is PyTorch's own oneDNN-backed conv/linear vs its native kernels; threads split
@@ -120,6 +131,17 @@ const CandidateRegistrar kTorchCandidates("torch", [] {
        "PyTorch eager, native kernels",
        false},
       {"torch:mkldnn=on,threads=2", {"cpu-sweep"}, "thread split", false},
+      // int8: PyTorch's quantized conv/linear on its two engines in Debian's 1.13.
+      {"torch:fallback=ref,qengine=qnnpack",
+       {"int8"},
+       "int8 QDQ groups as quantized::conv2d/linear, QNNPACK",
+       false,
+       {{"int8", 40}}},
+      {"torch:fallback=ref,qengine=onednn",
+       {"int8"},
+       "int8 QDQ groups as quantized::conv2d/linear, oneDNN",
+       false,
+       {{"int8", 41}}},
   };
 });
 
