@@ -1,8 +1,10 @@
 // infergap compare --store DB [--model M] [--layers [--all-nodes]] [--json | --csv]
 // EQC matrix (platforms x cases), remaining-precision matrix, oracle ranking, origins against the
 // oracle, nondeterminism, tolerance advice, hosts and CPU-flag clusters.
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "analysis/attribute.h"
 #include "analysis/data_movement.h"
@@ -11,6 +13,7 @@
 #include "analysis/learn_facts.h"
 #include "analysis/oracle.h"
 #include "analysis/oracle_origins.h"
+#include "analysis/parent_compare.h"
 #include "analysis/quant_steps.h"
 #include "cli/commands.h"
 #include "cli/study_json.h"
@@ -145,11 +148,56 @@ Status print_compare(const StudyData& study, const CompareOptions& options) {
   return Status::Ok();
 }
 
+// compare --model DERIVED --parent PARENT: per layer, SQNR against the parent on each platform.
+Status print_parent(const StudyData& study, const std::string& derived, const std::string& parent,
+                    bool json) {
+  TensorCache cache(study);
+  IG_ASSIGN_OR_RETURN(auto cases, compare_with_parent(study, derived, parent, cache));
+  if (json) {
+    std::printf(
+        "%s\n",
+        nlohmann::json{{"parent", parent}, {"cases", parent_cases_json(cases)}}.dump(2).c_str());
+    return Status::Ok();
+  }
+  for (const auto& c : cases) {
+    std::set<std::string> platforms;
+    for (const auto& r : c.rows)
+      for (const auto& [label, _] : r.platforms) platforms.insert(label);
+    std::printf("%s against its parent %s: SQNR (dB) of each layer on the same platform\n",
+                c.derived_case.c_str(), c.parent_case.c_str());
+    int column = 0;
+    for (const auto& p : platforms) std::printf("  [%d] %s\n", ++column, p.c_str());
+    std::printf("  %-48s", "node (op)");
+    for (int i = 1; i <= column; ++i) std::printf(" %8s", fmt::format("[{}]", i).c_str());
+    std::printf("\n");
+    for (const auto& r : c.rows) {
+      const std::string label = r.node + " (" + r.op_type + ")";
+      std::printf("  %-48.48s", label.c_str());
+      for (const auto& p : platforms) {
+        auto it = r.platforms.find(p);
+        std::printf(" %8s", it == r.platforms.end() ? "-"
+                            : std::isinf(it->second.sqnr_db)
+                                ? (it->second.sqnr_db > 0 ? "equal" : "-inf")
+                                : fmt::format("{:.1f}", it->second.sqnr_db).c_str());
+      }
+      std::printf("\n");
+    }
+    for (const auto& r : c.rows) {
+      if (!r.output) continue;
+      for (const auto& [p, v] : r.platforms)
+        std::printf("  output %s on %s: SQNR %.1f dB, relative error %.3g, top-1 %s\n",
+                    r.value.c_str(), p.c_str(), v.sqnr_db, v.rel_error,
+                    v.top1 == 1 ? "agrees" : "differs");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void add_compare_command(CLI::App& app, int& exit_code) {
   struct Args {
-    std::string store, model;
+    std::string store, model, parent;
     bool layers = false, all_nodes = false, json = false, csv = false;
   };
   auto args = std::make_shared<Args>();
@@ -157,6 +205,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       "compare", "Equivalence classes, remaining precision and oracle ranking of a study");
   cmd->add_option("--store", args->store, "Study store")->required();
   cmd->add_option("--model", args->model, "Only this model (name or hash prefix)");
+  cmd->add_option("--parent", args->parent,
+                  "With --model (a quantized or converted model): its float parent, studied on the "
+                  "same inputs; per layer, SQNR against the parent on each platform")
+      ->needs(cmd->get_option("--model"));
   cmd->add_flag("--layers", args->layers,
                 "Per-layer EQC count, remaining precision, splits and error against the oracle");
   cmd->add_flag("--all-nodes", args->all_nodes,
@@ -167,6 +219,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->callback([args, &exit_code] {
     Status st = [&]() -> Status {
       IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args->store));
+      if (!args->parent.empty()) {
+        IG_ASSIGN_OR_RETURN(auto both, load_study(*store, ""));
+        return print_parent(both, args->model, args->parent, args->json);
+      }
       IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args->model));
       CompareOptions options{args->layers,
                              args->all_nodes,

@@ -86,3 +86,44 @@ TEST_F(QuantizeCli, ConvertWritesFp16AndBf16) {
 
 }  // namespace
 }  // namespace ig
+
+namespace ig {
+namespace {
+
+// A quantized model and its float parent studied together: `compare --parent` gives, per layer
+// both traced, the SQNR against the parent on each platform; the int8 model is tens of dB from
+// its parent, not equal to it and not noise; its output's top-1 is judged; an unknown parent is
+// an error naming it.
+TEST_F(QuantizeCli, CompareWithTheParentGivesSqnrPerLayerAndPlatform) {
+  const std::string q = (dir_ / "q.onnx").string(), db = (dir_ / "s.db").string();
+  ASSERT_EQ(testing::run_cli("quantize " + model_ + " -o " + q + " --samples 2").exit_code, 0);
+  auto study = testing::run_cli("study --model " + model_ + " --model " + q +
+                                " -p ref -p ref:qdq=int --oracle none --no-report --store " + db);
+  ASSERT_EQ(study.exit_code, 0) << study.err;
+  auto cmp = testing::run_cli("compare --store " + db + " --model q --parent m --json");
+  ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
+  const auto j = nlohmann::json::parse(cmp.out);
+  ASSERT_EQ(j.at("cases").size(), 1u);
+  const auto& layers = j["cases"][0].at("layers");
+  int convs = 0, outputs = 0;
+  for (const auto& row : layers) {
+    for (const auto& [platform, v] : row.at("platforms").items()) {
+      ASSERT_TRUE(v.at("sqnr_db").is_number()) << row.dump();
+      EXPECT_GT(v["sqnr_db"].get<double>(), 10) << row.dump();
+      EXPECT_LT(v["sqnr_db"].get<double>(), 80) << row.dump();
+    }
+    convs += row.at("op_type") == "Conv" && row["platforms"].contains("ref");
+    if (row.at("graph_output").get<bool>()) {
+      ++outputs;
+      EXPECT_TRUE(row["platforms"]["ref"].contains("top1_agrees"));
+    }
+  }
+  EXPECT_GT(convs, 0);
+  EXPECT_EQ(outputs, 1);
+  auto bad = testing::run_cli("compare --store " + db + " --model q --parent nope");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("no model 'nope'"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace ig

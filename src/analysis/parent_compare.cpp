@@ -1,0 +1,127 @@
+#include "analysis/parent_compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+
+namespace ig {
+
+namespace {
+
+bool names(const CaseData& c, const std::string& model) {
+  return c.model_name == model || (!model.empty() && c.model.rfind(model, 0) == 0);
+}
+
+// Argmax over the last axis agrees in every row.
+bool same_top1(const Tensor& d, const Tensor& p) {
+  const int64_t n = d.rank() ? d.dim(d.rank() - 1) : 1;
+  if (n <= 1) return true;
+  for (int64_t row = 0; row < d.numel() / n; ++row) {
+    int64_t bd = 0, bp = 0;
+    for (int64_t k = 1; k < n; ++k) {
+      if (d.as_double(row * n + k) > d.as_double(row * n + bd)) bd = k;
+      if (p.as_double(row * n + k) > p.as_double(row * n + bp)) bp = k;
+    }
+    if (bd != bp) return false;
+  }
+  return true;
+}
+
+std::optional<VsParent> measure(const Tensor& d, const Tensor& p, bool output) {
+  if (d.shape() != p.shape() || !is_float(d.dtype()) || !is_float(p.dtype())) return {};
+  double signal = 0, noise = 0, max_diff = 0, max_ref = 0;
+  for (int64_t i = 0; i < d.numel(); ++i) {
+    const double a = p.as_double(i), e = d.as_double(i) - a;
+    signal += a * a;
+    noise += e * e;
+    max_diff = std::max(max_diff, std::abs(e));
+    max_ref = std::max(max_ref, std::abs(a));
+  }
+  VsParent v;
+  v.sqnr_db = noise == 0 ? std::numeric_limits<double>::infinity()
+              : signal == 0 ? -std::numeric_limits<double>::infinity()
+                            : 10 * std::log10(signal / noise);
+  v.rel_error = max_ref > 0 ? max_diff / max_ref : max_diff;
+  if (output) v.top1 = same_top1(d, p) ? 1 : 0;
+  return v;
+}
+
+}  // namespace
+
+Expected<std::vector<ParentCase>> compare_with_parent(const StudyData& study,
+                                                      const std::string& derived_model,
+                                                      const std::string& parent_model,
+                                                      TensorCache& cache) {
+  std::vector<ParentCase> out;
+  bool derived_seen = false, parent_seen = false;
+  for (const auto& d : study.cases) {
+    if (!names(d, derived_model)) continue;
+    derived_seen = true;
+    for (const auto& p : study.cases) {
+      if (!names(p, parent_model)) continue;
+      parent_seen = true;
+      if (p.input != d.input || p.model == d.model) continue;
+      ParentCase pc{d.label(), p.label(), {}};
+      const std::set<std::string> outputs(d.outputs.begin(), d.outputs.end());
+      for (const auto& n : d.nodes) {
+        for (const auto& v : n.outputs) {
+          ParentRow row{v, n.name, n.op_type, outputs.count(v) != 0, {}};
+          for (const auto& [label, dr] : d.runs) {
+            auto pr = p.runs.find(label);
+            const RepRun* a = dr.run();
+            const RepRun* b = pr == p.runs.end() ? nullptr : pr->second.run();
+            if (!a || !b || !a->values.count(v) || !b->values.count(v)) continue;
+            IG_ASSIGN_OR_RETURN(Tensor td, cache.get(a->values.at(v)));
+            IG_ASSIGN_OR_RETURN(Tensor tp, cache.get(b->values.at(v)));
+            if (auto m = measure(td, tp, row.output)) row.platforms[label] = *m;
+          }
+          if (!row.platforms.empty()) pc.rows.push_back(std::move(row));
+        }
+      }
+      if (pc.rows.empty()) {
+        return invalid_argument(
+            "{} and {}: no value of the same name and shape was traced in both (study both "
+            "with --layers all; the derived model must keep the parent's names)",
+            d.model_name, p.model_name);
+      }
+      out.push_back(std::move(pc));
+    }
+  }
+  if (!derived_seen) return invalid_argument("the study has no model '{}'", derived_model);
+  if (!parent_seen) return invalid_argument("the study has no model '{}'", parent_model);
+  if (out.empty()) {
+    return invalid_argument("models '{}' and '{}' share no input set: study them together",
+                            derived_model, parent_model);
+  }
+  return out;
+}
+
+nlohmann::json parent_cases_json(const std::vector<ParentCase>& cases) {
+  auto number = [](double x) -> nlohmann::json {
+    if (std::isnan(x)) return "nan";
+    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+    return x;
+  };
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& c : cases) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& r : c.rows) {
+      nlohmann::json platforms = nlohmann::json::object();
+      for (const auto& [label, v] : r.platforms) {
+        platforms[label] = {{"sqnr_db", number(v.sqnr_db)}, {"rel_error", number(v.rel_error)}};
+        if (v.top1 >= 0) platforms[label]["top1_agrees"] = v.top1 == 1;
+      }
+      rows.push_back({{"value", r.value},
+                      {"node", r.node},
+                      {"op_type", r.op_type},
+                      {"graph_output", r.output},
+                      {"platforms", platforms}});
+    }
+    j.push_back({{"case", c.derived_case}, {"parent_case", c.parent_case}, {"layers", rows}});
+  }
+  return j;
+}
+
+}  // namespace ig

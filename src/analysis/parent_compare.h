@@ -1,0 +1,43 @@
+// A derived model (`infergap quantize`, `convert`) against its float parent, run in one study on
+// the same inputs: per layer matched by value name (both models keep node and value names), on
+// each platform, the derived model's values against the parent's on that same platform, as
+// SQNR in dB and relative error, and whether the top-1 class of each graph output agrees.
+// Values only the derived model has (its QuantizeLinear/DequantizeLinear outputs) are not shown.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/study_data.h"
+
+namespace ig {
+
+struct VsParent {
+  double sqnr_db = 0;    // 10 log10(sum p^2 / sum (d - p)^2); +inf when equal
+  double rel_error = 0;  // max |d - p| / max |p|
+  int top1 = -1;         // graph outputs: 1 when the argmax over the last axis agrees everywhere
+};
+
+struct ParentRow {
+  std::string value, node, op_type;
+  bool output = false;                        // a graph output of the derived model
+  std::map<std::string, VsParent> platforms;  // by platform label; absent: not traced on both
+};
+
+struct ParentCase {
+  std::string derived_case, parent_case;
+  std::vector<ParentRow> rows;  // the derived model's order
+};
+
+// The cases of `derived_model` (name or hash prefix) that have a case of `parent_model` on the same
+// input set; an error names the models when there is none or no value name is shared.
+Expected<std::vector<ParentCase>> compare_with_parent(const StudyData& study,
+                                                      const std::string& derived_model,
+                                                      const std::string& parent_model,
+                                                      TensorCache& cache);
+
+nlohmann::json parent_cases_json(const std::vector<ParentCase>& cases);
+
+}  // namespace ig
