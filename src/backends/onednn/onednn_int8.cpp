@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "backends/library/qdq_checks.h"
 #include "backends/library/window.h"
 #include "backends/onednn/onednn_ops.h"
 #include "tensor/hash.h"
@@ -16,35 +17,7 @@ using dnnl::memory;
 constexpr auto kAny = memory::format_tag::any;
 constexpr auto kS8 = memory::data_type::s8;
 
-// A QuantizeLinear's or DequantizeLinear's scales and zero point.
-struct Quant {
-  std::vector<float> scales;  // one, or per channel
-  int32_t zp = 0;
-  DType type = DType::kUInt8;  // of the integers: the zero point's, uint8 without one
-};
-
-Expected<const Tensor*> need(const TensorLookup& values, const std::string& name) {
-  const Tensor* t = values(name);
-  if (!t) return internal_error("int8 group: value '{}' is not available", name);
-  return t;
-}
-
-Expected<Quant> quant_of(const Node& n, const TensorLookup& values) {
-  Quant q;
-  if (n.inputs.size() < 2) return invalid_argument("{}: no scale input", n.label());
-  IG_ASSIGN_OR_RETURN(const Tensor* s, need(values, n.inputs[1]));
-  if (s->dtype() != DType::kFloat32 || s->numel() < 1)
-    return unsupported("{}: scale {} is not float", n.label(), s->describe());
-  q.scales.assign(s->data<float>(), s->data<float>() + s->numel());
-  if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
-    IG_ASSIGN_OR_RETURN(const Tensor* z, need(values, n.inputs[2]));
-    q.type = z->dtype();
-    if (z->numel() > 0) q.zp = static_cast<int32_t>(z->as_double(0));
-  } else if (n.attr_int("output_dtype", 0) == 3) {
-    q.type = DType::kInt8;
-  }
-  return q;
-}
+using Quant = QdqQuant;
 
 dims minus_one(const std::vector<int64_t>& v) {
   dims d;
@@ -70,11 +43,11 @@ Expected<Tensor> acc_bias(const Model& m, const QdqGroup& grp, const std::vector
   std::vector<float> scales;
   if (grp.b) {
     const Node& db = m.graph.nodes[grp.b->node];
-    IG_ASSIGN_OR_RETURN(Quant bq, quant_of(db, values));
+    IG_ASSIGN_OR_RETURN(Quant bq, qdq_quant_of(db, values));
     scales = bq.scales;
-    IG_ASSIGN_OR_RETURN(src, need(values, grp.b->owned ? db.inputs[0] : db.outputs[0]));
+    IG_ASSIGN_OR_RETURN(src, qdq_value(values, grp.b->owned ? db.inputs[0] : db.outputs[0]));
   } else {
-    IG_ASSIGN_OR_RETURN(src, need(values, h.inputs[2]));
+    IG_ASSIGN_OR_RETURN(src, qdq_value(values, h.inputs[2]));
   }
   if (src->numel() != oc || (!scales.empty() && scales.size() != 1 && scales.size() != acc.size()))
     return unsupported("{}: bias {} does not hold one value per output channel ({})", h.label(),
@@ -189,24 +162,24 @@ Expected<OpResult> run_qdq_group(Ctx& c, const Model& model, const QdqGroup& grp
   const Node& h = g.nodes[grp.head];
   const Node& dx = g.nodes[grp.x.node];
   const Node& dw = g.nodes[grp.w.node];
-  IG_ASSIGN_OR_RETURN(Quant xq, quant_of(dx, values));
-  IG_ASSIGN_OR_RETURN(Quant wq, quant_of(dw, values));
+  IG_ASSIGN_OR_RETURN(Quant xq, qdq_quant_of(dx, values));
+  IG_ASSIGN_OR_RETURN(Quant wq, qdq_quant_of(dw, values));
   // The integers: the DequantizeLinear's input, or its shared output quantized again.
   Tensor X, W;
   if (grp.x.owned) {
-    IG_ASSIGN_OR_RETURN(const Tensor* t, need(values, dx.inputs[0]));
+    IG_ASSIGN_OR_RETURN(const Tensor* t, qdq_value(values, dx.inputs[0]));
     X = *t;
   } else {
-    IG_ASSIGN_OR_RETURN(const Tensor* f, need(values, dx.outputs[0]));
+    IG_ASSIGN_OR_RETURN(const Tensor* f, qdq_value(values, dx.outputs[0]));
     IG_ASSIGN_OR_RETURN(OpResult r,
                         reorder_scaled(c, *f, xq.type, {1.0f / xq.scales[0]}, 0, 0, xq.zp));
     X = std::move(r.out);
   }
   if (grp.w.owned) {
-    IG_ASSIGN_OR_RETURN(const Tensor* t, need(values, dw.inputs[0]));
+    IG_ASSIGN_OR_RETURN(const Tensor* t, qdq_value(values, dw.inputs[0]));
     W = *t;
   } else {
-    IG_ASSIGN_OR_RETURN(const Tensor* f, need(values, dw.outputs[0]));
+    IG_ASSIGN_OR_RETURN(const Tensor* f, qdq_value(values, dw.outputs[0]));
     std::vector<float> inv;
     for (float s : wq.scales) inv.push_back(1.0f / s);
     const int axis =
@@ -229,7 +202,7 @@ Expected<OpResult> run_qdq_group(Ctx& c, const Model& model, const QdqGroup& grp
   // dst = round(relu(scale * (acc + bias))) + dst_zp, scale = x_scale * w_scale[c] / y_scale.
   Quant yq{{1.0f}, 0, DType::kFloat32};
   if (grp.q) {
-    IG_ASSIGN_OR_RETURN(yq, quant_of(g.nodes[*grp.q], values));
+    IG_ASSIGN_OR_RETURN(yq, qdq_quant_of(g.nodes[*grp.q], values));
   }
   std::vector<float> scales;
   for (double a : acc) scales.push_back(static_cast<float>(grp.q ? a / yq.scales[0] : a));
@@ -289,7 +262,7 @@ Expected<OpResult> run_qdq(Ctx& c, const OpInputs& x, const std::vector<PostOp>&
   };
   IG_RETURN_IF_ERROR(check_lone_qdq(n, known));
   const Tensor& X = x.at(0);
-  IG_ASSIGN_OR_RETURN(Quant p, quant_of(n, known));
+  IG_ASSIGN_OR_RETURN(Quant p, qdq_quant_of(n, known));
   int64_t axis = n.attr_int("axis", 1);
   if (axis < 0) axis += X.rank();
   if (p.scales.size() > 1 &&

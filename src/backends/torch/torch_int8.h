@@ -8,10 +8,8 @@
 #pragma once
 
 #include <functional>
-#include <unordered_map>
 
-#include "backends/library/node_groups.h"
-#include "backends/library/qdq_group.h"
+#include "backends/library/qdq_checks.h"
 #include "backends/torch/torch_ops.h"
 
 namespace ig::torchb {
@@ -20,10 +18,7 @@ namespace ig::torchb {
 // kUnsupported naming the node and why.
 Status check_int8_group(const Model& model, const QdqGroup& grp, const TensorLookup& known);
 
-struct Int8Plan {
-  NodeGroups groups;
-  std::unordered_map<size_t, QdqGroup> qdq;  // by the group's last node
-};
+using Int8Plan = QdqPlan;
 
 // The groups whose head `native` accepts and whose checks pass on the initializers.
 Int8Plan plan_int8(const Model& model, const std::function<bool(const Node&)>& native);

@@ -9,34 +9,7 @@ namespace ig::xnnpack {
 
 namespace {
 
-struct Quant {
-  std::vector<float> scales;  // one, or per channel
-  int32_t zp = 0;
-  DType type = DType::kUInt8;  // of the integers: the zero point's, uint8 without one
-};
-
-Expected<const Tensor*> need(const TensorLookup& values, const std::string& name) {
-  const Tensor* t = values(name);
-  if (!t) return internal_error("int8 group: value '{}' is not available", name);
-  return t;
-}
-
-Expected<Quant> quant_of(const Node& n, const TensorLookup& values) {
-  Quant q;
-  if (n.inputs.size() < 2) return invalid_argument("{}: no scale input", n.label());
-  IG_ASSIGN_OR_RETURN(const Tensor* s, need(values, n.inputs[1]));
-  if (s->dtype() != DType::kFloat32 || s->numel() < 1)
-    return unsupported("{}: scale {} is not float", n.label(), s->describe());
-  q.scales.assign(s->data<float>(), s->data<float>() + s->numel());
-  if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
-    IG_ASSIGN_OR_RETURN(const Tensor* z, need(values, n.inputs[2]));
-    q.type = z->dtype();
-    if (z->numel() > 0) q.zp = static_cast<int32_t>(z->as_double(0));
-  } else if (n.attr_int("output_dtype", 0) == 3) {
-    q.type = DType::kInt8;
-  }
-  return q;
-}
+using Quant = QdqQuant;
 
 // Integers as XNNPACK reads them, with the slack its kernels read past the end.
 using Bytes = std::vector<int8_t>;
@@ -48,10 +21,10 @@ Bytes bytes(size_t n) { return Bytes(n + XNN_EXTRA_BYTES, 0); }
 Expected<Tensor> integers(const Node& dq, bool owned, const Quant& q, int axis,
                           const TensorLookup& values) {
   if (owned) {
-    IG_ASSIGN_OR_RETURN(const Tensor* t, need(values, dq.inputs[0]));
+    IG_ASSIGN_OR_RETURN(const Tensor* t, qdq_value(values, dq.inputs[0]));
     return *t;
   }
-  IG_ASSIGN_OR_RETURN(const Tensor* f, need(values, dq.outputs[0]));
+  IG_ASSIGN_OR_RETURN(const Tensor* f, qdq_value(values, dq.outputs[0]));
   Tensor out(q.type, f->shape());
   int64_t inner = 1;
   for (int d = axis + 1; d < f->rank(); ++d) inner *= f->dim(d);
@@ -239,9 +212,9 @@ Expected<OpResult> run_int8_group(Ctx& c, const Model& model, const QdqGroup& gr
   const Node& h = g.nodes[grp.head];
   const Node& dx = g.nodes[grp.x.node];
   const Node& dw = g.nodes[grp.w.node];
-  IG_ASSIGN_OR_RETURN(Quant xq, quant_of(dx, values));
-  IG_ASSIGN_OR_RETURN(Quant wq, quant_of(dw, values));
-  IG_ASSIGN_OR_RETURN(Quant yq, quant_of(g.nodes[*grp.q], values));
+  IG_ASSIGN_OR_RETURN(Quant xq, qdq_quant_of(dx, values));
+  IG_ASSIGN_OR_RETURN(Quant wq, qdq_quant_of(dw, values));
+  IG_ASSIGN_OR_RETURN(Quant yq, qdq_quant_of(g.nodes[*grp.q], values));
   const int w_axis =
       h.op_type == "Conv" || (h.op_type == "Gemm" && h.attr_int("transB", 0)) ? 0 : 1;
   IG_ASSIGN_OR_RETURN(Tensor X, integers(dx, grp.x.owned, xq, 0, values));
@@ -265,9 +238,10 @@ Expected<OpResult> run_int8_group(Ctx& c, const Model& model, const QdqGroup& gr
   p.w_scales = wq.scales;
   if (grp.b) {
     const Node& db = g.nodes[grp.b->node];
-    IG_ASSIGN_OR_RETURN(Quant bq, quant_of(db, values));
+    IG_ASSIGN_OR_RETURN(Quant bq, qdq_quant_of(db, values));
     bq.type = DType::kInt32;
-    IG_ASSIGN_OR_RETURN(const Tensor* b, need(values, grp.b->owned ? db.inputs[0] : db.outputs[0]));
+    IG_ASSIGN_OR_RETURN(const Tensor* b,
+                        qdq_value(values, grp.b->owned ? db.inputs[0] : db.outputs[0]));
     if (b->numel() != oc)
       return unsupported("{}: bias {} does not hold one value per output channel ({})", h.label(),
                          b->describe(), oc);

@@ -8,10 +8,8 @@
 #pragma once
 
 #include <functional>
-#include <unordered_map>
 
-#include "backends/library/node_groups.h"
-#include "backends/library/qdq_group.h"
+#include "backends/library/qdq_checks.h"
 #include "backends/xnnpack/xnnpack_ops.h"
 
 namespace ig::xnnpack {
@@ -21,10 +19,7 @@ namespace ig::xnnpack {
 // int8 operators write integers).
 Status check_int8_group(const Model& model, const QdqGroup& grp, const TensorLookup& known);
 
-struct Int8Plan {
-  NodeGroups groups;
-  std::unordered_map<size_t, QdqGroup> qdq;  // by the group's last node
-};
+using Int8Plan = QdqPlan;
 
 // The groups whose head `native` accepts and whose checks pass on the initializers.
 Int8Plan plan_int8(const Model& model, const std::function<bool(const Node&)>& native);
