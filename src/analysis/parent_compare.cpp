@@ -40,7 +40,7 @@ std::optional<VsParent> measure(const Tensor& d, const Tensor& p, bool output) {
     max_ref = std::max(max_ref, std::abs(a));
   }
   VsParent v;
-  v.sqnr_db = noise == 0 ? std::numeric_limits<double>::infinity()
+  v.sqnr_db = noise == 0    ? std::numeric_limits<double>::infinity()
               : signal == 0 ? -std::numeric_limits<double>::infinity()
                             : 10 * std::log10(signal / noise);
   v.rel_error = max_ref > 0 ? max_diff / max_ref : max_diff;
