@@ -112,15 +112,17 @@ struct OutputClamp {
 
 // wbits=7: each weight halved around its zero point and rounded to even, as oneDNN's reorder
 // does with its 0.5 scale; the sum is then worth weight_factor() times more.
+inline int32_t halve_weight(int32_t w, int64_t zero_point) {
+  const auto zp = static_cast<float>(zero_point);
+  return static_cast<int32_t>(std::nearbyint((static_cast<float>(w) - zp) * 0.5f) + zp);
+}
 template <typename TW>
 std::vector<TW> halve_weights(const TW* w, int64_t count, const QuantParam& w_zp,
                               int64_t per_channel) {
   std::vector<TW> out(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) {
-    const auto zp = static_cast<float>(w_zp.int_at(per_channel > 0 ? i / per_channel : 0));
+  for (int64_t i = 0; i < count; ++i)
     out[static_cast<size_t>(i)] =
-        static_cast<TW>(std::nearbyint((static_cast<float>(w[i]) - zp) * 0.5f) + zp);
-  }
+        static_cast<TW>(halve_weight(w[i], w_zp.int_at(per_channel > 0 ? i / per_channel : 0)));
   return out;
 }
 inline int32_t weight_factor(const Numerics::Quant& q) { return q.half_weights ? 2 : 1; }

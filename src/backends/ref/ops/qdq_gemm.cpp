@@ -53,12 +53,9 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
         const TW* pw = w.data<TW>();
         TY* py = ctx.output(0, y_zp_t.dtype(), out_shape).template data<TY>();
         const OutputClamp<TY> clamp(ctx.node, y_scale, y_zp);
-        // wbits=7 halves each weight around its zero point, ties to even (int8_arith.h).
         auto w_at = [&](int64_t k, int64_t n) -> int32_t {
           const int32_t v = pw[trans_b ? n * k_size + k : k * n_size + n];
-          if (!quant.half_weights) return v;
-          const auto zp = static_cast<float>(w_zp.int_at(n));
-          return static_cast<int32_t>(std::nearbyint((static_cast<float>(v) - zp) * 0.5f) + zp);
+          return quant.half_weights ? halve_weight(v, w_zp.int_at(n)) : v;
         };
         const bool pairs =
             std::is_same_v<TX, uint8_t> && std::is_same_v<TW, int8_t> && weights_zero_point_0;
