@@ -29,17 +29,26 @@ bool same_top1(const Tensor& d, const Tensor& p) {
   return true;
 }
 
-std::optional<VsParent> measure(const Tensor& d, const Tensor& p, bool output) {
+}  // namespace
+
+std::optional<VsParent> measure_vs_parent(const Tensor& d, const Tensor& p, bool output) {
   if (d.shape() != p.shape() || !is_float(d.dtype()) || !is_float(p.dtype())) return {};
   double signal = 0, noise = 0, max_diff = 0, max_ref = 0;
+  VsParent v;
   for (int64_t i = 0; i < d.numel(); ++i) {
-    const double a = p.as_double(i), e = d.as_double(i) - a;
+    const double a = p.as_double(i), b = d.as_double(i);
+    if (!std::isfinite(a)) continue;  // the parent's own Inf/NaN: not a precision error
+    if (!std::isfinite(b)) {
+      ++v.nonfinite;  // NaN compares false, so it would vanish from the max below
+      continue;
+    }
+    const double e = b - a;
     signal += a * a;
     noise += e * e;
     max_diff = std::max(max_diff, std::abs(e));
     max_ref = std::max(max_ref, std::abs(a));
   }
-  VsParent v;
+  if (v.nonfinite) noise = max_diff = std::numeric_limits<double>::infinity();
   v.sqnr_db = noise == 0    ? std::numeric_limits<double>::infinity()
               : signal == 0 ? -std::numeric_limits<double>::infinity()
                             : 10 * std::log10(signal / noise);
@@ -47,8 +56,6 @@ std::optional<VsParent> measure(const Tensor& d, const Tensor& p, bool output) {
   if (output) v.top1 = same_top1(d, p) ? 1 : 0;
   return v;
 }
-
-}  // namespace
 
 Expected<std::vector<ParentCase>> compare_with_parent(const StudyData& study,
                                                       const std::string& derived_model,
@@ -75,7 +82,7 @@ Expected<std::vector<ParentCase>> compare_with_parent(const StudyData& study,
             if (!a || !b || !a->values.count(v) || !b->values.count(v)) continue;
             IG_ASSIGN_OR_RETURN(Tensor td, cache.get(a->values.at(v)));
             IG_ASSIGN_OR_RETURN(Tensor tp, cache.get(b->values.at(v)));
-            if (auto m = measure(td, tp, row.output)) row.platforms[label] = *m;
+            if (auto m = measure_vs_parent(td, tp, row.output)) row.platforms[label] = *m;
           }
           if (!row.platforms.empty()) pc.rows.push_back(std::move(row));
         }
@@ -112,6 +119,7 @@ nlohmann::json parent_cases_json(const std::vector<ParentCase>& cases) {
       for (const auto& [label, v] : r.platforms) {
         platforms[label] = {{"sqnr_db", number(v.sqnr_db)}, {"rel_error", number(v.rel_error)}};
         if (v.top1 >= 0) platforms[label]["top1_agrees"] = v.top1 == 1;
+        if (v.nonfinite) platforms[label]["nonfinite"] = v.nonfinite;
       }
       rows.push_back({{"value", r.value},
                       {"node", r.node},

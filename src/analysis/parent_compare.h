@@ -7,6 +7,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,15 @@
 namespace ig {
 
 struct VsParent {
-  double sqnr_db = 0;    // 10 log10(sum p^2 / sum (d - p)^2); +inf when equal
-  double rel_error = 0;  // max |d - p| / max |p|
-  int top1 = -1;         // graph outputs: 1 when the argmax over the last axis agrees everywhere
+  double sqnr_db = 0;     // 10 log10(sum p^2 / sum (d - p)^2); +inf when equal
+  double rel_error = 0;   // max |d - p| / max |p|
+  int top1 = -1;          // graph outputs: 1 when the argmax over the last axis agrees everywhere
+  int64_t nonfinite = 0;  // Inf/NaN where the parent is finite (then the error is infinite)
 };
+
+// `derived` against `parent` (same shape, floating): empty when they cannot be compared. `output`:
+// also whether the top-1 of each row of the last axis agrees.
+std::optional<VsParent> measure_vs_parent(const Tensor& derived, const Tensor& parent, bool output);
 
 struct ParentRow {
   std::string value, node, op_type;

@@ -281,6 +281,23 @@ Status rewrite(onnx::GraphProto& g, const Plan& plan, const std::map<std::string
   return Status::Ok();
 }
 
+Expected<std::map<std::string, TensorRange>> cached_ranges(const onnx::ModelProto& model,
+                                                           const std::vector<std::string>& acts,
+                                                           const QuantizeOptions& o,
+                                                           int64_t* samples) {
+  auto* cache = o.range_cache;
+  if (cache && std::all_of(acts.begin(), acts.end(),
+                           [&](const std::string& t) { return cache->count(t) != 0; })) {
+    std::map<std::string, TensorRange> ranges;
+    for (const auto& t : acts) ranges[t] = cache->at(t);
+    return ranges;
+  }
+  IG_ASSIGN_OR_RETURN(auto ranges, calibrate_ranges(model, acts, o, samples));
+  if (cache)
+    for (const auto& [t, r] : ranges) (*cache)[t] = r;
+  return ranges;
+}
+
 }  // namespace
 
 Expected<QuantizeResult> quantize_model(const onnx::ModelProto& parent, const QuantizeOptions& o) {
@@ -302,7 +319,7 @@ Expected<QuantizeResult> quantize_model(const onnx::ModelProto& parent, const Qu
     return invalid_argument(
         "{}: nothing to quantize: no float32 Conv, Gemm, MatMul, Add or pool outside --block",
         o.label);
-  IG_ASSIGN_OR_RETURN(auto ranges, calibrate_ranges(r.model, plan.acts, o, &r.samples));
+  IG_ASSIGN_OR_RETURN(auto ranges, cached_ranges(r.model, plan.acts, o, &r.samples));
   std::map<std::string, QParams> qp;
   for (const auto& t : plan.acts)
     qp[t] = activation_qparams(ranges[t].min, ranges[t].max, o.signed_activations);

@@ -19,6 +19,11 @@
 
 namespace ig {
 
+// A calibrated activation range.
+struct TensorRange {
+  double min = 0, max = 0;
+};
+
 struct QuantizeOptions {
   bool signed_activations = false;  // s8 symmetric (zero point 0) instead of u8 asymmetric
   bool reduce_range = false;        // weights in 7 bits: |q| <= 63
@@ -36,6 +41,9 @@ struct QuantizeOptions {
   std::string label = "model";                                // the model's path, for messages
   std::string base_dir;                                       // resolves external data
   std::function<void(int64_t done, int64_t total)> progress;  // after each calibration sample
+  // Reused by repeated quantizations of one parent (precision's search, which only adds --block):
+  // ranges calibrated here are added, and a run whose tensors are all present calibrates nothing.
+  std::map<std::string, TensorRange>* range_cache = nullptr;
 };
 
 struct QuantizedTensor {
@@ -77,9 +85,6 @@ bool is_blocked(const onnx::NodeProto& n, const std::vector<std::string>& block)
 
 // Calibration (quantize_calibrate.cpp): runs the float model on ref over the samples and returns
 // each named tensor's range. Graph inputs are measured from the feeds.
-struct TensorRange {
-  double min = 0, max = 0;
-};
 Expected<std::map<std::string, TensorRange>> calibrate_ranges(const onnx::ModelProto& model,
                                                               const std::vector<std::string>& names,
                                                               const QuantizeOptions& options,
