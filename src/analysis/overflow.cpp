@@ -36,26 +36,32 @@ OverflowRow measure(const std::string& value, const onnx::NodeProto& n, const Te
   const double top = largest_finite(d.dtype());
   for (int64_t i = 0; i < d.numel(); ++i) {
     const double x = d.as_double(i);
-    if (std::isnan(x)) ++r.nans;
-    else if (std::isinf(x)) ++r.infs;
-    else if (std::abs(x) >= top) ++r.saturated;
+    if (std::isnan(x))
+      ++r.nans;
+    else if (std::isinf(x))
+      ++r.infs;
+    else if (std::abs(x) >= top)
+      ++r.saturated;
   }
   if (p && p->numel() == d.numel() && is_float(p->dtype())) {
     r.parent_known = true;
     for (int64_t i = 0; i < p->numel(); ++i) {
       const double x = p->as_double(i);
-      if (std::isfinite(x)) r.parent_max = std::max(r.parent_max, std::abs(x));
-      else ++r.parent_nonfinite;
+      if (std::isfinite(x))
+        r.parent_max = std::max(r.parent_max, std::abs(x));
+      else
+        ++r.parent_nonfinite;
     }
-    r.headroom_bits = r.parent_max > 0 ? std::log2(top / r.parent_max)
-                                       : std::numeric_limits<double>::infinity();
+    r.headroom_bits =
+        r.parent_max > 0 ? std::log2(top / r.parent_max) : std::numeric_limits<double>::infinity();
   }
   return r;
 }
 
 }  // namespace
 
-OverflowReport find_overflows(const onnx::GraphProto& g, const std::map<std::string, Tensor>& derived,
+OverflowReport find_overflows(const onnx::GraphProto& g,
+                              const std::map<std::string, Tensor>& derived,
                               const std::map<std::string, Tensor>& parent) {
   OverflowReport out;
   std::set<std::string> bad;  // values already Inf/NaN in the derived model
@@ -95,11 +101,11 @@ nlohmann::json overflow_json(const OverflowReport& report) {
   };
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : report.rows) {
-    nlohmann::json j = {{"value", r.value},         {"node", r.node},
-                        {"op_type", r.op_type},     {"dtype", dtype_name(r.dtype)},
-                        {"elements", r.numel},      {"inf", r.infs},
-                        {"nan", r.nans},            {"saturated", r.saturated},
-                        {"first", r.first},         {"overflows", r.overflows()}};
+    nlohmann::json j = {{"value", r.value},     {"node", r.node},
+                        {"op_type", r.op_type}, {"dtype", dtype_name(r.dtype)},
+                        {"elements", r.numel},  {"inf", r.infs},
+                        {"nan", r.nans},        {"saturated", r.saturated},
+                        {"first", r.first},     {"overflows", r.overflows()}};
     if (r.parent_known) {
       j["parent_max_abs"] = r.parent_max;
       j["headroom_bits"] = number(r.headroom_bits);

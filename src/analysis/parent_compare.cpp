@@ -6,6 +6,9 @@
 #include <optional>
 #include <set>
 
+#include "analysis/quant_views.h"
+#include "model/onnx_model.h"
+
 namespace ig {
 
 namespace {
@@ -27,6 +30,12 @@ bool same_top1(const Tensor& d, const Tensor& p) {
     if (bd != bp) return false;
   }
   return true;
+}
+
+// The model file's quantized views; none when it is no longer readable where it was studied.
+std::map<std::string, QuantizedView> views_of(const std::string& path) {
+  auto proto = read_model_proto(path);
+  return proto.ok() ? quantized_views(proto->graph()) : std::map<std::string, QuantizedView>{};
 }
 
 }  // namespace
@@ -72,15 +81,22 @@ Expected<std::vector<ParentCase>> compare_with_parent(const StudyData& study,
       if (p.input != d.input || p.model == d.model) continue;
       ParentCase pc{d.label(), p.label(), {}};
       const std::set<std::string> outputs(d.outputs.begin(), d.outputs.end());
+      const auto views = views_of(d.model_path);
       for (const auto& n : d.nodes) {
         for (const auto& v : n.outputs) {
           ParentRow row{v, n.name, n.op_type, outputs.count(v) != 0, {}};
+          auto view = views.find(v);
           for (const auto& [label, dr] : d.runs) {
             auto pr = p.runs.find(label);
             const RepRun* a = dr.run();
             const RepRun* b = pr == p.runs.end() ? nullptr : pr->second.run();
-            if (!a || !b || !a->values.count(v) || !b->values.count(v)) continue;
-            IG_ASSIGN_OR_RETURN(Tensor td, cache.get(a->values.at(v)));
+            if (!a || !b || !b->values.count(v)) continue;
+            // Measured where the next layer reads it: after its QuantizeLinear, if it has one.
+            const bool quantized = view != views.end() && a->values.count(view->second.q_value);
+            if (!quantized && !a->values.count(v)) continue;
+            IG_ASSIGN_OR_RETURN(Tensor td,
+                                cache.get(a->values.at(quantized ? view->second.q_value : v)));
+            if (quantized) td = dequantize_view(td, view->second);
             IG_ASSIGN_OR_RETURN(Tensor tp, cache.get(b->values.at(v)));
             if (auto m = measure_vs_parent(td, tp, row.output)) row.platforms[label] = *m;
           }

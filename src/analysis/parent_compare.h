@@ -2,7 +2,10 @@
 // the same inputs: per layer matched by value name (both models keep node and value names), on
 // each platform, the derived model's values against the parent's on that same platform, as
 // SQNR in dB and relative error, and whether the top-1 class of each graph output agrees.
-// Values only the derived model has (its QuantizeLinear/DequantizeLinear outputs) are not shown.
+// Values only the derived model has (its QuantizeLinear/DequantizeLinear outputs) are not shown;
+// a value the derived model quantizes is measured after its QuantizeLinear
+// (analysis/quant_views.h), the form integer platforms trace, read from the model file where the
+// study found it.
 #pragma once
 
 #include <map>

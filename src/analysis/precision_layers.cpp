@@ -66,7 +66,8 @@ void add_initializers(const onnx::GraphProto& from, const std::set<std::string>&
 }  // namespace
 
 std::vector<PrecisionLayer> match_layers(const onnx::GraphProto& derived,
-                                         const std::set<std::string>& shared) {
+                                         const std::set<std::string>& shared,
+                                         const std::map<std::string, QuantizedView>& views) {
   const GraphIndex ix(derived);
   std::vector<PrecisionLayer> out;
   for (int i = 0; i < derived.node_size(); ++i) {
@@ -74,15 +75,21 @@ std::vector<PrecisionLayer> match_layers(const onnx::GraphProto& derived,
     if (is_plumbing(n.op_type())) continue;
     for (const auto& o : n.output()) {
       if (o.empty() || !shared.count(o)) continue;
-      PrecisionLayer layer{o, n.name(), n.op_type(), {}, {}};
-      if (collect_layer(derived, ix, shared, i, layer)) out.push_back(std::move(layer));
+      PrecisionLayer layer{o, n.name(), n.op_type(), {}, {}, {}};
+      if (!collect_layer(derived, ix, shared, i, layer)) continue;
+      if (auto v = views.find(o); v != views.end()) {
+        layer.view = v->second;
+        layer.nodes.push_back(v->second.q_index);
+        std::sort(layer.nodes.begin(), layer.nodes.end());
+      }
+      out.push_back(std::move(layer));
     }
   }
   return out;
 }
 
 std::string born_output_name(const PrecisionLayer& layer, size_t k) {
-  return layer.value + "__born" + std::to_string(k);
+  return (layer.view ? layer.view->q_value : layer.value) + "__born" + std::to_string(k);
 }
 
 Expected<onnx::ModelProto> born_here_model(const onnx::ModelProto& derived,
@@ -124,7 +131,8 @@ Expected<onnx::ModelProto> born_here_model(const onnx::ModelProto& derived,
       IG_ASSIGN_OR_RETURN(auto vi, info(b, b));
       *out->add_input() = std::move(vi);
     }
-    IG_ASSIGN_OR_RETURN(auto vo, info(layer.value, born_output_name(layer, k)));
+    IG_ASSIGN_OR_RETURN(
+        auto vo, info(layer.view ? layer.view->q_value : layer.value, born_output_name(layer, k)));
     *out->add_output() = std::move(vo);
   }
   add_initializers(g, read, *out);

@@ -11,10 +11,12 @@
 #include <onnx/onnx_pb.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "analysis/quant_views.h"
 #include "core/status.h"
 #include "tensor/tensor.h"
 
@@ -25,16 +27,22 @@ struct PrecisionLayer {
   std::string node, op_type;          // the derived model's node producing it
   std::vector<int> nodes;             // derived graph indices of the layer's nodes, in order
   std::vector<std::string> boundary;  // values entering it that the parent has
+  // Set when the derived model quantizes the output: the layer is measured after that
+  // QuantizeLinear (dequantized), the value the next layer reads and integer platforms trace.
+  std::optional<QuantizedView> view;
 };
 
 // The layers of `derived` whose output is in `shared` (values both runs traced, graph inputs
-// included), in graph order. Layers holding a subgraph (If, Loop, Scan) are left out.
+// included), in graph order. Layers holding a subgraph (If, Loop, Scan) are left out. `views`:
+// quantized_views(derived).
 std::vector<PrecisionLayer> match_layers(const onnx::GraphProto& derived,
-                                         const std::set<std::string>& shared);
+                                         const std::set<std::string>& shared,
+                                         const std::map<std::string, QuantizedView>& views);
 
 // The born-here model: each layer's nodes copied with its internal values renamed, reading its
-// boundary from graph inputs and writing `born_output_name(k)`. `types` gives each boundary and
-// output value's type and shape in the derived model (from its traced run).
+// boundary from graph inputs and writing `born_output_name(k)` (the QuantizeLinear output with a
+// view). `types` gives each boundary and output value's type and shape in the derived model (from
+// its traced run).
 Expected<onnx::ModelProto> born_here_model(const onnx::ModelProto& derived,
                                            const std::vector<PrecisionLayer>& layers,
                                            const std::map<std::string, Tensor>& types);
@@ -42,8 +50,8 @@ std::string born_output_name(const PrecisionLayer& layer, size_t k);
 
 // The born-here model's feeds: every boundary value of the parent's run, converted to the type
 // the derived model has there. An error names a boundary value the parent did not trace.
-Expected<std::map<std::string, Tensor>> born_here_feeds(
-    const std::vector<PrecisionLayer>& layers, const std::map<std::string, Tensor>& parent,
-    const std::map<std::string, Tensor>& types);
+Expected<std::map<std::string, Tensor>> born_here_feeds(const std::vector<PrecisionLayer>& layers,
+                                                        const std::map<std::string, Tensor>& parent,
+                                                        const std::map<std::string, Tensor>& types);
 
 }  // namespace ig

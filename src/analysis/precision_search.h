@@ -16,7 +16,7 @@ namespace ig {
 struct PrecisionTrial {
   std::vector<std::string> kept;  // layers left in float, in ranking order
   bool meets = false;
-  std::string how;  // the measured figure, in words (e.g. "rel error 0.0031")
+  std::string how;    // the measured figure, in words (e.g. "rel error 0.0031")
   std::string phase;  // "start", "all", "prefix" or "ddmin"
 };
 

@@ -22,9 +22,9 @@ struct OverflowArgs {
 };
 
 void print_row(const OverflowRow& r) {
-  std::printf("  %-40s %-18s %-8s inf %lld nan %lld at max %lld", r.node.c_str(),
-              r.op_type.c_str(), dtype_name(r.dtype), static_cast<long long>(r.infs),
-              static_cast<long long>(r.nans), static_cast<long long>(r.saturated));
+  std::printf("  %-40s %-18s %-8s inf %lld nan %lld at max %lld", r.node.c_str(), r.op_type.c_str(),
+              dtype_name(r.dtype), static_cast<long long>(r.infs), static_cast<long long>(r.nans),
+              static_cast<long long>(r.saturated));
   if (r.parent_known)
     std::printf("; parent max |x| %.4g, headroom %.1f bits", r.parent_max, r.headroom_bits);
   std::printf("\n");
@@ -85,8 +85,7 @@ void add_overflow_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", a->derived, "The fp16/bf16 .onnx (e.g. from infergap convert)")
       ->required();
   cmd->add_option("--parent", a->parent, "Its float parent .onnx: headroom per value");
-  cmd->add_option("-p,--platform", a->platform, "The platform that runs it")
-      ->capture_default_str();
+  cmd->add_option("-p,--platform", a->platform, "The platform that runs it")->capture_default_str();
   cmd->add_option("--input", a->inputs, "NAME=SPEC (as `run`); default: seeded random");
   add_sizing_options(cmd, &a->shapes, &a->dims);
   cmd->add_option("--seed", a->seed, "Seed of generated inputs")->capture_default_str();

@@ -33,20 +33,22 @@ void print_outputs(const char* what, const std::vector<OutputCheck>& outs) {
   for (const auto& o : outs) {
     std::printf("%s '%s': rel error %.3g, SQNR %s dB%s\n", what, o.value.c_str(), o.v.rel_error,
                 db(o.v).c_str(),
-                o.v.top1 < 0 ? "" : o.v.top1 == 1 ? ", top-1 agrees" : ", top-1 differs");
+                o.v.top1 < 0    ? ""
+                : o.v.top1 == 1 ? ", top-1 agrees"
+                                : ", top-1 differs");
   }
 }
 
 void print_text(const PrecisionArgs& a, const PrecisionOutcome& o, const PrecisionBound& b) {
   std::printf("%s against its float parent %s on %s: SQNR (dB) per layer, in all and born there\n",
               a.derived.c_str(), a.parent.c_str(), o.platform.c_str());
-  std::printf("  %-46s %-18s %8s %10s %6s\n", "layer (node)", "op", "in all", "born here",
-              "share");
+  std::printf("  %-46s %-18s %8s %10s %6s\n", "layer (node)", "op", "in all", "born here", "share");
   for (const auto& l : o.layers) {
     const double share = l.born_share();
-    std::printf("  %-46s %-18s %8s %10s %5s\n", l.node.c_str(), l.op_type.c_str(),
-                db(l.total).c_str(), db(l.born).c_str(),
-                std::isnan(share) ? "-" : fmt::format("{:.0f}%", 100 * std::min(share, 9.99)).c_str());
+    std::printf(
+        "  %-46s %-18s %8s %10s %5s\n", l.node.c_str(), l.op_type.c_str(), db(l.total).c_str(),
+        db(l.born).c_str(),
+        std::isnan(share) ? "-" : fmt::format("{:.0f}%", 100 * std::min(share, 9.99)).c_str());
   }
   print_outputs("output", o.outputs);
   if (b.kind == PrecisionBound::Kind::kNone) return;

@@ -4,6 +4,7 @@
 //   [--max-memory SIZE] [--trace-budget SIZE] [--keep-tensors classes|none] [--no-report]
 //   [--no-self-check] [--json] (writes <store dir>/report.html at the end unless --no-report)
 // infergap merge A.db B.db ... -o C.db [--json]
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -71,7 +72,26 @@ struct StudyArgs {
   TraceBudgetArg trace_budget;
   bool json = false, no_report = false, no_self_check = false;
   std::string keep_tensors = "classes";
+  std::vector<std::string> parents;  // --parent: studied beside the models, on the same inputs
 };
+
+// --parent FLOAT: the float parent of the --model files (infergap quantize / convert), studied on
+// the same inputs so that `compare --parent` lines the layers up.
+void add_parents(StudyArgs& a) {
+  for (const auto& p : a.parents)
+    if (std::find(a.opt.models.begin(), a.opt.models.end(), p) == a.opt.models.end())
+      a.opt.models.push_back(p);
+}
+
+void print_parent_hint(const StudyArgs& a) {
+  for (const auto& p : a.parents)
+    for (const auto& m : a.opt.models)
+      if (std::find(a.parents.begin(), a.parents.end(), m) == a.parents.end())
+        std::printf(
+            "against the parent, per layer: infergap compare --store %s --model %s "
+            "--parent %s\n",
+            a.store.c_str(), fs::path(m).stem().c_str(), fs::path(p).stem().c_str());
+}
 
 // What runs: models, inputs, platforms, repetitions and what each run captures.
 void add_study_run_options(CLI::App* cmd, StudyArgs& a) {
@@ -175,6 +195,7 @@ Status run_study(const StudyArgs& a, int& exit_code) {
     std::printf("%s\n", j.dump(2).c_str());
   else
     print_study_outcome(a.store, outcome);
+  if (!a.json) print_parent_hint(a);
   for (const auto& [v, n] : outcome.summary.verdicts)
     if (v != "ok") exit_code = kExitFailures;
   return Status::Ok();
@@ -191,7 +212,11 @@ void add_study_command(CLI::App& app, int& exit_code) {
   add_limit_options(cmd, &args->limits);
   add_trace_budget_option(cmd, &args->trace_budget);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
+  cmd->add_option("--parent", args->parents,
+                  "Float parent of the --model files (from infergap quantize/convert), studied "
+                  "on the same inputs for `compare --parent`");
   cmd->callback([args, &exit_code] {
+    add_parents(*args);
     if (register_fleet_plan("study", args->store, args->plan, args->json, exit_code,
                             [&] { return models_exist(args->opt.models); }))
       return;

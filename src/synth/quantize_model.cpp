@@ -1,6 +1,7 @@
 #include "synth/quantize_model.h"
 
 #include <algorithm>
+#include <set>
 
 #include "model/onnx_model.h"
 #include "model/tensor_proto.h"
@@ -321,8 +322,16 @@ Expected<QuantizeResult> quantize_model(const onnx::ModelProto& parent, const Qu
         o.label);
   IG_ASSIGN_OR_RETURN(auto ranges, cached_ranges(r.model, plan.acts, o, &r.samples));
   std::map<std::string, QParams> qp;
-  for (const auto& t : plan.acts)
-    qp[t] = activation_qparams(ranges[t].min, ranges[t].max, o.signed_activations);
+  std::set<std::string> softmax_outputs;
+  for (const auto& n : g->node())
+    if (n.op_type() == "Softmax") softmax_outputs.insert(n.output(0));
+  for (const auto& t : plan.acts) {
+    // ORT's quantizer fixes a Softmax output's parameters (its range is [0, 1]), and its
+    // QLinearSoftmax kernel depends on them: with a calibrated scale it writes zeros.
+    qp[t] = softmax_outputs.count(t)
+                ? (o.signed_activations ? QParams{1.0f / 128, 0} : QParams{1.0f / 256, 0})
+                : activation_qparams(ranges[t].min, ranges[t].max, o.signed_activations);
+  }
   IG_RETURN_IF_ERROR(rewrite(*g, plan, qp, o, r));
   for (auto& a : r.activations) {
     a.min = ranges[a.name].min;

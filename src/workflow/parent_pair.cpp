@@ -90,8 +90,7 @@ Expected<std::map<std::string, Tensor>> run_values(WorkerPool& pool, const std::
 }
 
 WorkFolder::WorkFolder(const std::string& what) {
-  dir_ = (fs::temp_directory_path() /
-          ("infergap-" + what + "-" + std::to_string(::getpid())))
+  dir_ = (fs::temp_directory_path() / ("infergap-" + what + "-" + std::to_string(::getpid())))
              .string();
   std::error_code ec;
   fs::create_directories(dir_, ec);

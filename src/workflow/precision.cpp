@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analysis/precision_layers.h"
+#include "analysis/quant_views.h"
 #include "model/onnx_model.h"
 #include "synth/convert_precision.h"
 #include "synth/mutate.h"
@@ -80,8 +81,8 @@ class Deriver {
       return invalid_argument(
           "{} is not the parent recorded in {}'s lineage (parent {}, the file's content is {})",
           pair.parent_path, pair.derived_path, lineage->parent_hash, hash);
-    if (lineage->mutations.size() != 1 || (lineage->mutations[0].kind != "quantize" &&
-                                           lineage->mutations[0].kind != "convert"))
+    if (lineage->mutations.size() != 1 ||
+        (lineage->mutations[0].kind != "quantize" && lineage->mutations[0].kind != "convert"))
       return invalid_argument("{}: its lineage is not one quantize or convert step",
                               pair.derived_path);
     Deriver d;
@@ -172,11 +173,26 @@ class PrecisionRun {
     return run_values(pool_, plan_.platform, path, feeds, all, plan_.timeout_seconds);
   }
 
-  Status measure_layers(const std::map<std::string, Tensor>& derived) {
+  // The derived model's value at a layer: after its output's QuantizeLinear when it has one.
+  static Tensor measured_at(const PrecisionLayer& l, const std::map<std::string, Tensor>& values,
+                            const std::string& name) {
+    auto q = values.find(name);
+    if (q == values.end()) return {};
+    return l.view && name != l.value ? dequantize_view(q->second, *l.view) : q->second;
+  }
+
+  Status measure_layers(std::map<std::string, Tensor> derived) {
+    const auto views = quantized_views(pair_.derived.graph());
+    // Integer platforms trace a fused group as its QuantizeLinear output alone.
+    for (const auto& [x, view] : views) {
+      auto q = derived.find(view.q_value);
+      if (!derived.count(x) && q != derived.end() && q->second.defined())
+        derived[x] = dequantize_view(q->second, view);
+    }
     std::set<std::string> shared;
-    for (const auto& [name, t] : derived)
-      if (t.defined() && parent_.count(name)) shared.insert(name);
-    const auto layers = match_layers(pair_.derived.graph(), shared);
+    for (const auto& [name, t] : derived)  // shapes and indices are not layers to measure
+      if (t.defined() && is_float(t.dtype()) && parent_.count(name)) shared.insert(name);
+    const auto layers = match_layers(pair_.derived.graph(), shared, views);
     std::map<std::string, Tensor> born;
     if (!layers.empty()) {
       say(fmt::format("running {} layers alone, fed the parent's values", layers.size()));
@@ -190,9 +206,11 @@ class PrecisionRun {
       const auto& l = layers[k];
       LayerError e{l.value, l.node, l.op_type, {}, {}};
       const Tensor& p = parent_.at(l.value);
-      e.total = measure_vs_parent(derived.at(l.value), p, false);
-      auto b = born.find(born_output_name(l, k));
-      if (b != born.end()) e.born = measure_vs_parent(b->second, p, false);
+      const std::string traced =
+          l.view && derived.count(l.view->q_value) ? l.view->q_value : l.value;
+      e.total = measure_vs_parent(measured_at(l, derived, traced), p, false);
+      const Tensor b = measured_at(l, born, born_output_name(l, k));
+      if (b.defined()) e.born = measure_vs_parent(b, p, false);
       o_.layers.push_back(std::move(e));
     }
     return Status::Ok();

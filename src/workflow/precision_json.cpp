@@ -43,18 +43,17 @@ nlohmann::json precision_json(const PrecisionOutcome& o, const PrecisionBound& b
                       {"born_here", vs_json(l.born)},
                       {"born_share", number(l.born_share())}});
   }
-  nlohmann::json j = {{"platform", o.platform},
-                      {"bound", describe_bound(bound)},
-                      {"layers", layers},
-                      {"outputs", outputs_json(o.outputs)},
-                      {"meets_bound", o.meets},
-                      {"runs", o.runs}};
+  nlohmann::json j = {{"platform", o.platform}, {"bound", describe_bound(bound)},
+                      {"layers", layers},       {"outputs", outputs_json(o.outputs)},
+                      {"meets_bound", o.meets}, {"runs", o.runs}};
   if (o.search) {
     nlohmann::json trials = nlohmann::json::array();
     for (const auto& t : o.search->trials)
       trials.push_back({{"kept", t.kept}, {"meets", t.meets}, {"how", t.how}, {"phase", t.phase}});
-    j["search"] = {{"derivation", o.derivation}, {"found", o.search->found},
-                   {"keep_in_float", o.search->kept}, {"greedy_prefix", o.search->prefix},
+    j["search"] = {{"derivation", o.derivation},
+                   {"found", o.search->found},
+                   {"keep_in_float", o.search->kept},
+                   {"greedy_prefix", o.search->prefix},
                    {"trials", trials}};
   }
   if (!o.fixed_path.empty())

@@ -6,11 +6,11 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "../support/mini_resnet.h"
+#include "../support/onnx_builder.h"
 #include "analysis/precision_search.h"
 #include "synth/convert_precision.h"
 #include "synth/mutate.h"
-#include "../support/mini_resnet.h"
-#include "../support/onnx_builder.h"
 #include "workflow/precision.h"
 
 namespace ig {

@@ -354,5 +354,31 @@ TEST(Quantize, QuantizesWeightsAndBiasesReadThroughIdentity) {
   for (const auto& t : r->model.graph().initializer()) EXPECT_NE(t.name(), bias);  // now int32
 }
 
+// A Softmax output read by a quantized MatMul gets ORT's fixed parameters, not calibrated ones:
+// ORT's QLinearSoftmax depends on them (with a calibrated scale of 0.0003 it wrote zeros).
+TEST(Quantize, SoftmaxOutputHasOrtsFixedParameters) {
+  GraphBuilder b("s", DType::kFloat32, 5, WeightInit{});
+  std::string v = b.softmax(b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 8}, 8, 8)));
+  v = b.matmul(v, b.weight("v", {8, 3}, 8, 3));
+  b.output(v, "y", {4, 3});
+  const auto parent = b.finish();
+  for (bool s8 : {false, true}) {
+    auto o = options();
+    o.signed_activations = s8;
+    auto r = quantize_model(parent, o);
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    int seen = 0;
+    for (const auto& n : r->model.graph().node()) {
+      if (n.op_type() != "QuantizeLinear") continue;
+      const auto* p = producer(r->model.graph(), n.input(0));
+      if (!p || p->op_type() != "Softmax") continue;
+      ++seen;
+      EXPECT_EQ(init(r->model.graph(), n.input(1)).as_double(0), s8 ? 1.0 / 128 : 1.0 / 256);
+      EXPECT_EQ(init(r->model.graph(), n.input(2)).as_double(0), 0);
+    }
+    EXPECT_EQ(seen, 1);
+  }
+}
+
 }  // namespace
 }  // namespace ig
