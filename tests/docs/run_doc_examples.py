@@ -11,6 +11,9 @@ temporary folder, so a page's later examples use what its earlier ones made (a m
 PATH starts with the folder holding `infergap` and `infergap-worker`; INFERGAP_REPO is the
 repository root, for examples that call its scripts. Exit 1 when an example fails or none is found.
 
+Links are checked too: every relative Markdown link of those pages must name a file that exists,
+and a `#fragment` a heading of the page it points to (GitHub's heading anchors).
+
 `--self-test` checks the parsing and the verdicts on sample pages instead (no infergap needed).
 """
 import argparse
@@ -24,6 +27,8 @@ import tempfile
 import time
 
 FENCE = re.compile(r"^```(.*)$")
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")
 EXAMPLE = re.compile(r"^sh\s+example(?:\s+requires=(\S+))?\s*$")
 
 
@@ -47,6 +52,43 @@ def examples(text):
         if e:
             needs = e.group(1).split(",") if e.group(1) else []
             out.append((start, needs, "\n".join(body) + "\n"))
+    return out
+
+
+def anchor(heading):
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def prose(text):
+    """The page's lines outside fenced code blocks."""
+    out, fenced = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            out.append(line)
+    return out
+
+
+def broken_links(page, text):
+    """The relative links of a page that name a missing file or heading, as messages."""
+    out = []
+    for number, line in enumerate(prose(text), 1):
+        if line.startswith("    "):  # an indented code block
+            continue
+        for target in LINK.findall(line):
+            if re.match(r"^[a-z]+:", target):
+                continue
+            path, _, fragment = target.partition("#")
+            dest = (page.parent / path).resolve() if path else page
+            if not dest.exists():
+                out.append(f"link to {target}: no file {dest}")
+            elif fragment and dest.suffix == ".md":
+                anchors = {anchor(m.group(1)) for m in map(HEADING.match, prose(dest.read_text()))
+                           if m}
+                if fragment not in anchors:
+                    out.append(f"link to {target}: no heading with anchor #{fragment}")
     return out
 
 
@@ -115,6 +157,15 @@ def self_test():
     assert result == (2, 1, 1), (result, logged)
     assert logged[2].startswith("SKIP sample.md:12: needs no-such-program-xyz"), logged
     assert logged[3].startswith("FAIL sample.md:15"), logged
+    assert anchor("Inputs as users have them: open dims, `inspect`") == \
+        "inputs-as-users-have-them-open-dims-inspect"
+    with tempfile.TemporaryDirectory() as d:
+        page = pathlib.Path(d) / "a.md"
+        (pathlib.Path(d) / "b.md").write_text("# B\n## Some part: `x`\n")
+        page.write_text("[ok](b.md#some-part-x) [web](https://x.org) [self](#a)\n# A\n"
+                        "[gone](c.md) [bad](b.md#nope)\n```\n[in code](d.md)\n```\n")
+        found = broken_links(page, page.read_text())
+        assert len(found) == 2 and "c.md" in found[0] and "#nope" in found[1], found
     try:
         examples("```sh example\ntrue\n")
         raise AssertionError("an unclosed block must be an error")
@@ -142,14 +193,17 @@ def main():
     t0 = time.monotonic()
     for page in [pathlib.Path(p).resolve() for p in a.page] or pages(repo):
         text = page.read_text()
+        name = page.relative_to(repo) if page.is_relative_to(repo) else page
+        for problem in broken_links(page, text):
+            print(f"FAIL {name}: {problem}")
+            totals[2] += 1
         try:
             examples(text)
         except ValueError as e:
             print(f"FAIL {page}: {e}")
             totals[2] += 1
             continue
-        r = run_page(page.relative_to(repo) if page.is_relative_to(repo) else page, text,
-                     pathlib.Path(a.bin).resolve(), repo, a.timeout,
+        r = run_page(name, text, pathlib.Path(a.bin).resolve(), repo, a.timeout,
                      lambda s: print(s, flush=True))
         totals = [x + y for x, y in zip(totals, r)]
     print(f"doc examples: {totals[0]} passed, {totals[1]} skipped, {totals[2]} failed "
