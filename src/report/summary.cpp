@@ -113,10 +113,10 @@ std::string causes_item(const json& data) {
   std::string list;
   for (const auto& [n, cause] : causes)
     list += (list.empty() ? "" : ", ") + cause + " " + std::to_string(-n);
-  return item("summary-causes",
-              link("origins", "Causes") + ": " + html_escape(list) +
-                  html_escape(" (splits, from the platforms' knobs; `infergap attribute` asks "
-                              "explain where two libraries split)"));
+  return item("summary-causes", link("origins", "Causes") + ": " + html_escape(list) +
+                                    html_escape(" (splits, from the platforms' knobs; ") +
+                                    "<code>infergap attribute</code>" +
+                                    html_escape(" asks explain where two libraries split)"));
 }
 
 std::string flips_item(const json& data) {
