@@ -131,7 +131,7 @@ for model, _ in MODELS:
           f"{over('ort_all_traced', 'ort_all_untraced_baseline')} |")
 print("\n(oneDNN traced hashes the plain tensor it already produces for every layer; ONNX Runtime "
       "traced runs the plain session, then the graph ORT optimized with the values it executes "
-      "exposed, and checks the two runs' graph outputs bit for bit (README \"ORT per-layer capture "
+      "exposed, and checks the two runs' graph outputs bit for bit (docs/PLATFORMS.md \"ORT per-layer capture "
       "and fusion\"). An overhead near or below zero means the spread between repetitions on this "
       "shared machine exceeds the cost of hashing.)\n")
 

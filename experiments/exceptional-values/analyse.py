@@ -13,7 +13,7 @@ a = json.load(open(f"{OUT}/campaign.json"))["analysis"]
 rows = a["exceptional"]
 # A platform that cannot run the op has no behaviour to compare: only ran-and-differed counts.
 FAILED = {"unsupported", "error", "load-error", "crash", "timeout"}
-# Classes that agree with the oracle rounded to the output's dtype (README "Exceptional values"):
+# Classes that agree with the oracle rounded to the output's dtype (docs/CAMPAIGNS.md "Exceptional values"):
 # a correctly rounded overflow is agreement, not a difference.
 AGREE = {"as-oracle", "propagate", "overflow-as-oracle"}
 

@@ -1,5 +1,5 @@
-// The campaign's exceptional-values table (README "Exceptional values"): per (first op reading an
-// injected input, injected kinds), each platform's behaviour against the oracle.
+// The campaign's exceptional-values table (docs/CAMPAIGNS.md "Exceptional values"): per (first op
+// reading an injected input, injected kinds), each platform's behaviour against the oracle.
 #include <algorithm>
 
 #include "analysis/campaign_data.h"

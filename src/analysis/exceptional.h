@@ -1,7 +1,7 @@
 // What a platform did with exceptional values (NaN, Inf, denormals, signed zeros, overflow), judged
 // element by element against the oracle rounded once to the platform's output dtype: the fp64
 // oracle's 6.8e38 for FLT_MAX + FLT_MAX is Inf in fp32, so an fp32 Inf there is correct rounding,
-// not a disagreement. README "Exceptional values" has the table this code implements.
+// not a disagreement. docs/CAMPAIGNS.md "Exceptional values" has the table this code implements.
 #pragma once
 
 #include <array>

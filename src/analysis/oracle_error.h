@@ -1,5 +1,5 @@
-// The error of one tensor against the oracle's (README, "Error against the oracle"), the measure
-// behind origins against the oracle, compare --layers and the self-check:
+// The error of one tensor against the oracle's (docs/ORACLE.md, "Error against the oracle"), the
+// measure behind origins against the oracle, compare --layers and the self-check:
 //
 //   error(y, o) = max_i |y_i - o_i| / max_i |o_i|
 //

@@ -1,7 +1,7 @@
-// Origins against the oracle (README, "Origins against the oracle"): for each platform, the spans
-// (error_spans.h) where its error against the oracle is born: output error far beyond what the
-// error of its inputs explains. Ranked by that jump, worst first per platform, each with what the
-// self-check (self_check_verdict.h) found when it re-ran the span alone.
+// Origins against the oracle (docs/ORACLE.md, "Origins against the oracle"): for each platform, the
+// spans (error_spans.h) where its error against the oracle is born: output error far beyond what
+// the error of its inputs explains. Ranked by that jump, worst first per platform, each with what
+// the self-check (self_check_verdict.h) found when it re-ran the span alone.
 #pragma once
 
 #include <map>

@@ -1,6 +1,7 @@
-// Errors of quantized values in quantization steps (README, "Quantized models"). A value that went
-// through QuantizeLinear sits on a grid: two platforms (or a platform and the oracle) differ there
-// by whole steps, which in ULPs or remaining precision reads as an enormous error. So for
+// Errors of quantized values in quantization steps (docs/ORACLE.md, "Quantized models"). A value
+// that went through QuantizeLinear sits on a grid: two platforms (or a platform and the oracle)
+// differ there by whole steps, which in ULPs or remaining precision reads as an enormous error.
+// So for
 //   - integer tensors (int8, uint8, int16, uint16, int32: QuantizeLinear, QLinearConv, ...), one
 //     step is 1;
 //   - float outputs of DequantizeLinear, one step is the node's scale (per axis when the scale is),

@@ -1,7 +1,7 @@
-// The self-check of our adapters (README, "Self-check"). Where a platform's output at a span is
-// grossly off the oracle while the span's inputs agree with it, `infergap study` re-runs the span
-// alone with the values the platform traced at its inputs (study/self_check.h): on the platform
-// with its fusion off, and on the oracle. The verdict says which is at fault:
+// The self-check of our adapters (docs/ORACLE.md, "Self-check"). Where a platform's output at a
+// span is grossly off the oracle while the span's inputs agree with it, `infergap study` re-runs
+// the span alone with the values the platform traced at its inputs (study/self_check.h): on the
+// platform with its fusion off, and on the oracle. The verdict says which is at fault:
 //
 // - ill-conditioned: exact arithmetic on the platform's own inputs lands near its output; the op
 //   amplifies its inputs' small error, the platform computed what it was given correctly.

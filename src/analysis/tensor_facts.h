@@ -1,8 +1,8 @@
-// Facts about tensors that analyses compute again and again (README "Capture at scale"): the error
-// of a tensor against the oracle's, the remaining precision of two tensors, how many elements a
-// set of tensors disagrees on. Each depends only on the tensors' contents, so a fact learned once
-// is kept in the store (table tensor_facts) and a later `compare` or `report` reads the number
-// instead of decoding the tensors. The study learns them while its runs are fresh.
+// Facts about tensors that analyses compute again and again (docs/STUDY.md "Store and analysis"):
+// the error of a tensor against the oracle's, the remaining precision of two tensors, how many
+// elements a set of tensors disagrees on. Each depends only on the tensors' contents, so a fact
+// learned once is kept in the store (table tensor_facts) and a later `compare` or `report` reads
+// the number instead of decoding the tensors. The study learns them while its runs are fresh.
 #pragma once
 
 #include <memory>

@@ -16,6 +16,9 @@ td.eqc{text-align:center;font-family:monospace}td.new{font-weight:bold}
 td.nondet{background:#ffe9b3}td.fail{background:#f8d0d0}
 nav a{margin-right:1em}.absent{color:#777;font-style:italic}.chart{margin:.5em 0}
 #ig-status{font-size:12px;color:#777}
+#summary{border:2px solid #4a78b5;background:#f3f7fc;padding:.2em 1em .6em;margin-top:.8em}
+#summary h2{margin-top:.4em;border:0}#summary ul{padding-left:1.2em;margin:.3em 0}
+#summary li{margin:.25em 0}.cls{white-space:nowrap;margin-right:.6em}
 )css";
 
 // Records errors before the chart libraries load, so that the page's self-check sees them.
@@ -59,6 +62,14 @@ constexpr const char* kDrawCharts = R"js(
   document.getElementById('ig-status').textContent =
       (ids.length - failed.length) + ' of ' + ids.length + ' charts drawn' +
       (igErrors.length ? ', ' + igErrors.length + ' error(s)' : '');
+  // Where the summary box lies once everything is drawn (page pixels), for readers' tools and
+  // the test that keeps it on the first screen.
+  var summary = document.getElementById('summary');
+  if (summary) {
+    var box = summary.getBoundingClientRect();
+    b.summaryTop = Math.round(box.top + window.scrollY);
+    b.summaryBottom = Math.round(box.bottom + window.scrollY);
+  }
   b.chartsOk = failed.length === 0 && igErrors.length === 0 ? 'yes' : 'no';
 })();
 )js";

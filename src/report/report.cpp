@@ -15,7 +15,7 @@ Expected<RenderedReport> render_report(const nlohmann::json& data, const std::st
         "this infergap was built without vega/vega-lite/vega-embed: run scripts/setup (npm "
         "install), re-run cmake and rebuild");
   HtmlPage page;
-  overview_section(page, data);
+  summary_section(page, data);
   eqc_section(page, data);
   cumulative_section(page, data);
   layers_section(page, data);
@@ -26,6 +26,7 @@ Expected<RenderedReport> render_report(const nlohmann::json& data, const std::st
   origins_section(page, data);
   campaign_sections(page, data["campaign"]);
   hosts_section(page, data);
+  overview_section(page, data);
   return RenderedReport{page.render(title, assets), page.chart_count(), page.section_ids()};
 }
 

@@ -199,6 +199,7 @@ Expected<nlohmann::json> collect_report_data(const Store& store, const ReportOpt
   IG_ASSIGN_OR_RETURN(j["dendrogram"], dendrogram_data(study, parts, cache));
   IG_ASSIGN_OR_RETURN(j["sweep"], sweep_data(store, study, parts, cache));
   IG_ASSIGN_OR_RETURN(j["oracle"], oracle_data(study, cache));
+  IG_ASSIGN_OR_RETURN(j["label_flips"], label_flips_data(study, cache));
   IG_ASSIGN_OR_RETURN(j["origins"], origins_data(study, cache, options.campaign.knobs));
   j["nondeterministic"] = nlohmann::json::array();
   for (const auto& n : nondeterminism(study))

@@ -31,6 +31,9 @@ Expected<nlohmann::json> oracle_data(const StudyData& study, TensorCache& cache)
 Expected<nlohmann::json> origins_data(const StudyData& study, TensorCache& cache,
                                       const KnobTables& knobs);
 nlohmann::json hosts_data(const StudyData& study);
+// Per platform compared with the oracle: rows of classifier-like graph outputs (floating, last
+// axis of two or more) and how many of them change their top-1 label (report_flips.cpp).
+Expected<nlohmann::json> label_flips_data(const StudyData& study, TensorCache& cache);
 // Per model, per node: the most classes and the fewest bits over the model's cases.
 Expected<nlohmann::json> layers_data(const StudyData& study, TensorCache& cache);
 // Remaining precision and EQCs against multiply-accumulates per model, when the store holds

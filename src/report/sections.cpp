@@ -43,7 +43,7 @@ void overview_section(HtmlPage& page, const json& data) {
   rows.clear();
   for (const auto& [v, n] : o["verdicts"].items()) rows.push_back({v, cell_text(n)});
   html += tag("h3", "Verdicts") + text_table({"verdict", "runs"}, rows);
-  page.section("overview", "Overview", html);
+  page.section("overview", "Hosts, platforms, models and verdicts", html);
 }
 
 void eqc_section(HtmlPage& page, const json& data) {
@@ -179,12 +179,25 @@ void oracle_section(HtmlPage& page, const json& data) {
     rows.push_back({cell_text(e["rank"]), cell_text(e["platform"]), cell_text(e["max_ulp"]),
                     cell_text(e["max_abs_error"]), cell_text(e["max_rel_error"]),
                     cell_text(e["remaining_precision"])});
+  std::vector<std::vector<std::string>> flips;
+  for (const auto& f : data["label_flips"]["platforms"]) {
+    std::string where;
+    for (const auto& c : f["cases"])
+      where += (where.empty() ? "" : "; ") + cell_text(c["case"]) + " " + cell_text(c["flips"]);
+    flips.push_back({cell_text(f["platform"]), cell_text(f["rows"]), cell_text(f["flips"]), where});
+  }
   page.section("oracle", "Error vs oracle",
                paragraph("Against " + cell_text(o["oracle"]) + ", closest first.") +
                    page.chart(oracle_chart(o["ranking"])) +
                    text_table({"rank", "platform", "max ULP", "max abs error", "max rel error",
                                "RP vs rounded oracle"},
-                              rows));
+                              rows) +
+                   "<h3 id=\"label-flips\">Top-1 label flips against the oracle</h3>\n" +
+                   (flips.empty() ? absent("No classifier-like graph output (floating, last axis "
+                                           "of two or more) to compare.")
+                                  : paragraph("Rows of each graph output whose argmax over the "
+                                              "last axis differs from the oracle's.") +
+                                        text_table({"platform", "rows", "flips", "cases"}, flips)));
 }
 
 void oracle_origins_section(HtmlPage& page, const json& data) {

@@ -8,6 +8,9 @@
 
 namespace ig {
 
+// summary.cpp: the first section, the answer in a box linking to the sections that show it.
+void summary_section(HtmlPage& page, const nlohmann::json& data);
+// Hosts, platforms, models and verdicts: the reference material, last.
 void overview_section(HtmlPage& page, const nlohmann::json& data);
 void eqc_section(HtmlPage& page, const nlohmann::json& data);
 void cumulative_section(HtmlPage& page, const nlohmann::json& data);

@@ -1,4 +1,4 @@
-// PostgreSQL as the shared store of a fleet (README "A fleet"): the same tables and schema version
+// PostgreSQL as the shared store of a fleet (docs/FLEET.md): the same tables and schema version
 // as the SQLite store, written by many hosts at once. Analyses run on SQLite, so a command given a
 // postgresql:// URL reads a snapshot pulled into a local file (Store::open), and a host's finished
 // work is pushed in one transaction: runs by their unique key, tensors by content, both with

@@ -1,4 +1,4 @@
-// --keep-tensors none (README "Keeping tensors"): once a study has learned its tensor facts,
+// --keep-tensors none (docs/STUDY.md "Keeping tensors"): once a study has learned its tensor facts,
 // inner-layer tensors are dropped; graph outputs, inputs and self-check re-runs stay, with every
 // tensor one of them is XOR-encoded against (store/tensor_blob.h).
 #include <fmt/format.h>

@@ -1,5 +1,6 @@
-// The exceptional-value classes on hand-made cases, each the row of README "Exceptional values"
-// it implements: a platform element against the fp64 oracle rounded once to the platform's dtype.
+// The exceptional-value classes on hand-made cases, each the row of docs/CAMPAIGNS.md "Exceptional
+// values" it implements: a platform element against the fp64 oracle rounded once to the platform's
+// dtype.
 #include <gtest/gtest.h>
 
 #include <cfloat>

@@ -265,7 +265,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=1800,
                     help="seconds a run may take (generous: CI machines are shared)")
     ap.add_argument("--json", help="write every measured figure to this file")
-    ap.add_argument("--table", help="write the results as a Markdown table (README) to this file")
+    ap.add_argument("--table", help="write the results as a Markdown table (docs/VALIDATION.md) to this file")
     args = ap.parse_args()
 
     manifest_path = os.path.join(args.corpus, "manifest.json")

@@ -28,16 +28,18 @@ struct BrowserResult {
   std::string dom;
 };
 
-// `mode` is "--dump-dom" or "--screenshot=FILE".
+// `mode` is "--dump-dom" or "--screenshot=FILE"; `window` the viewport as Chromium's
+// --window-size takes it ("WIDTH,HEIGHT").
 inline BrowserResult run_chromium(const std::string& html, const std::string& mode,
-                                  const std::filesystem::path& profile) {
+                                  const std::filesystem::path& profile,
+                                  const std::string& window = "1200,4000") {
   std::filesystem::create_directories(profile);
   const std::string cmd =
       "timeout 120 " + chromium_path() +
       " --headless --no-sandbox --disable-gpu --disable-background-networking"
       " --disable-component-update --no-first-run --user-data-dir=" +
-      quoted(profile.string()) + " --virtual-time-budget=20000 --window-size=1200,4000 " + mode +
-      " " + quoted("file://" + std::filesystem::absolute(html).string()) + " 2>/dev/null";
+      quoted(profile.string()) + " --virtual-time-budget=20000 --window-size=" + window + " " +
+      mode + " " + quoted("file://" + std::filesystem::absolute(html).string()) + " 2>/dev/null";
   BrowserResult r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
