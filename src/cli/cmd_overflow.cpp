@@ -22,9 +22,9 @@ struct OverflowArgs {
 };
 
 void print_row(const OverflowRow& r) {
-  std::printf("  %-40s %-18s %-8s inf %lld nan %lld at max %lld", r.node.c_str(), r.op_type.c_str(),
-              dtype_name(r.dtype), static_cast<long long>(r.infs), static_cast<long long>(r.nans),
-              static_cast<long long>(r.saturated));
+  std::printf("  %-40s %-18s %-8s inf %lld nan %lld saturated %lld", r.node.c_str(),
+              r.op_type.c_str(), dtype_name(r.dtype), static_cast<long long>(r.infs),
+              static_cast<long long>(r.nans), static_cast<long long>(r.saturated));
   if (r.parent_known)
     std::printf("; parent max |x| %.4g, headroom %.1f bits", r.parent_max, r.headroom_bits);
   std::printf("\n");

@@ -8,9 +8,12 @@
 
 #include "../support/mini_resnet.h"
 #include "../support/onnx_builder.h"
+#include "analysis/precision_layers.h"
 #include "analysis/precision_search.h"
 #include "synth/convert_precision.h"
+#include "synth/graph_builder.h"
 #include "synth/mutate.h"
+#include "synth/quantize_model.h"
 #include "workflow/precision.h"
 
 namespace ig {
@@ -179,6 +182,47 @@ TEST_F(Precision, SearchFindsTheKnownMinimalSet) {
   auto lineage = lineage_from_model(*read_model_proto(plan.out_model));
   ASSERT_TRUE(lineage.ok());
   EXPECT_EQ(lineage->mutations[0].params.at("block"), "wide,norm");
+}
+
+// On infergap quantize's layout every Conv layer reaches back through its DequantizeLinear nodes
+// to the QuantizeLinear of the float value before it, and ends at the QuantizeLinear of its own
+// output when the next layer reads it quantized.
+TEST(PrecisionLayers, QdqConvLayersReachTheirFloatInputs) {
+  GraphBuilder b("m", DType::kFloat32, 3, WeightInit{});
+  std::string v = b.activation(b.conv(b.input("x", {3, 8, 8}), 3, 4, 3, 1, 1), Activation::kRelu);
+  v = b.conv(v, 4, 4, 3, 1, 1);
+  b.output(b.flatten(b.global_avg_pool(v)), "y", {4});
+  const auto parent = b.finish();
+  QuantizeOptions o;
+  o.samples = 2;
+  auto q = quantize_model(parent, o);
+  ASSERT_TRUE(q.ok()) << q.status().to_string();
+  std::set<std::string> shared{"x"};
+  for (const auto& n : parent.graph().node()) shared.insert(n.output(0));
+  const auto& g = q->model.graph();
+  const auto layers = match_layers(g, shared, quantized_views(g));
+  int convs = 0;
+  for (const auto& l : layers) {
+    if (l.op_type != "Conv") continue;
+    ++convs;
+    ASSERT_EQ(l.boundary.size(), 1u) << l.node;
+    std::map<std::string, int> ops;
+    bool quantizes_boundary = false;
+    for (int i : l.nodes) {
+      ++ops[g.node(i).op_type()];
+      quantizes_boundary |=
+          g.node(i).op_type() == "QuantizeLinear" && g.node(i).input(0) == l.boundary[0];
+    }
+    EXPECT_TRUE(quantizes_boundary) << l.node;
+    EXPECT_GE(ops["DequantizeLinear"], 2) << l.node;  // the activation and the weight
+    EXPECT_EQ(ops["Conv"], 1) << l.node;
+  }
+  EXPECT_EQ(convs, 2);
+  // The second Conv's output is quantized for the pool: measured after that QuantizeLinear.
+  const auto& last = *std::find_if(layers.rbegin(), layers.rend(),
+                                   [](const PrecisionLayer& l) { return l.op_type == "Conv"; });
+  ASSERT_TRUE(last.view.has_value());
+  EXPECT_GT(last.view->scale, 0);
 }
 
 TEST(PrecisionSearch, DeltaDebuggingEndsOneMinimal) {
