@@ -187,6 +187,12 @@ Expected<StudyOutcome> run_with_progress(Store& store, const StudyPlan& plan, bo
 Status run_study(const StudyArgs& a, int& exit_code) {
   IG_ASSIGN_OR_RETURN(const StudyPlan plan, study_plan(a));
   return_freed_tensors_to_the_system();  // so the peak memory follows --trace-budget
+  if (const fs::path dir = fs::path(a.store).parent_path();
+      !dir.empty() && a.store.find("://") == std::string::npos) {
+    std::error_code ec;  // a new store in a new folder: the folder is made, as the file is
+    fs::create_directories(dir, ec);
+    if (ec) return io_error("{}: cannot make the store's folder: {}", a.store, ec.message());
+  }
   IG_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store, Store::open(a.store));
   IG_ASSIGN_OR_RETURN(const StudyOutcome outcome, run_with_progress(*store, plan, a.json));
   // Built in both modes: it also tells stderr which open dims were left at their default.

@@ -67,6 +67,22 @@ json layers_chart(const json& rows) {
   return {{"data", {{"values", rows}}}, {"vconcat", panels}};
 }
 
+json parent_sqnr_chart(const json& points) {
+  json tooltip =
+      json::array({field("index", "quantitative", "layer #"), field("node", "nominal", "node"),
+                   field("op_type", "nominal", "op"), field("platform", "nominal", "platform"),
+                   field("sqnr_db", "quantitative", "SQNR (dB)")});
+  return {{"data", {{"values", points}}},
+          {"width", 640},
+          {"height", 220},
+          {"mark", {{"type", "line"}, {"point", true}}},
+          {"encoding",
+           {{"x", field("index", "quantitative", "layer (derived model's order)")},
+            {"y", field("sqnr_db", "quantitative", "SQNR against the parent (dB)")},
+            {"color", field("platform", "nominal", "platform")},
+            {"tooltip", tooltip}}}};
+}
+
 json dendrogram_chart(const json& drawing) {
   const int top = drawing["top"].get<int>();
   json y = field("y", "quantitative", "remaining precision (bits)");

@@ -14,6 +14,8 @@ nlohmann::json dendrogram_chart(const nlohmann::json& drawing);
 nlohmann::json sweep_chart(const nlohmann::json& points);
 nlohmann::json oracle_chart(const nlohmann::json& ranking);
 nlohmann::json origins_chart(const nlohmann::json& by_op);
+// {index, node, op_type, platform, sqnr_db}: a derived model's layers against its parent.
+nlohmann::json parent_sqnr_chart(const nlohmann::json& points);
 
 // Campaign (docs/FORMATS.md): cells/rows already flattened by the section.
 nlohmann::json support_chart(const nlohmann::json& cells);        // {op, platform, percent}

@@ -19,6 +19,7 @@ Expected<RenderedReport> render_report(const nlohmann::json& data, const std::st
   eqc_section(page, data);
   cumulative_section(page, data);
   layers_section(page, data);
+  parents_section(page, data);
   dendrogram_section(page, data);
   sweep_section(page, data);
   oracle_section(page, data);

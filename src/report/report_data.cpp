@@ -196,6 +196,7 @@ Expected<nlohmann::json> collect_report_data(const Store& store, const ReportOpt
   IG_ASSIGN_OR_RETURN(j["eqc"], eqc_data(study, parts, cache));
   j["cumulative"] = cumulative_data(study, parts);
   IG_ASSIGN_OR_RETURN(j["layers"], layers_data(study, cache));
+  IG_ASSIGN_OR_RETURN(j["parents"], parents_data(study, cache));
   IG_ASSIGN_OR_RETURN(j["dendrogram"], dendrogram_data(study, parts, cache));
   IG_ASSIGN_OR_RETURN(j["sweep"], sweep_data(store, study, parts, cache));
   IG_ASSIGN_OR_RETURN(j["oracle"], oracle_data(study, cache));

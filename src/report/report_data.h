@@ -36,6 +36,8 @@ nlohmann::json hosts_data(const StudyData& study);
 Expected<nlohmann::json> label_flips_data(const StudyData& study, TensorCache& cache);
 // Per model, per node: the most classes and the fewest bits over the model's cases.
 Expected<nlohmann::json> layers_data(const StudyData& study, TensorCache& cache);
+// report_parents.cpp: each derived model whose lineage names a model of the store, per layer.
+Expected<nlohmann::json> parents_data(const StudyData& study, TensorCache& cache);
 // Remaining precision and EQCs against multiply-accumulates per model, when the store holds
 // models of different sizes.
 Expected<nlohmann::json> sweep_data(const Store& store, const StudyData& study,

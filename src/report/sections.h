@@ -15,6 +15,8 @@ void overview_section(HtmlPage& page, const nlohmann::json& data);
 void eqc_section(HtmlPage& page, const nlohmann::json& data);
 void cumulative_section(HtmlPage& page, const nlohmann::json& data);
 void layers_section(HtmlPage& page, const nlohmann::json& data);
+// report_parents.cpp: derived models against their float parents (drawn only when there are some).
+void parents_section(HtmlPage& page, const nlohmann::json& data);
 void dendrogram_section(HtmlPage& page, const nlohmann::json& data);
 void sweep_section(HtmlPage& page, const nlohmann::json& data);
 void oracle_section(HtmlPage& page, const nlohmann::json& data);
