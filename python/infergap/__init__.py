@@ -6,7 +6,9 @@ The analyses are the CLI's own C++ functions (infergap._core): a DataFrame here 
 import os
 import pathlib
 
-_HERE = pathlib.Path(__file__).resolve().parent
+# Not resolved: in build/python/infergap/ the .py files are links into python/infergap/, and the
+# module, the worker and the CLI sit beside the links.
+_HERE = pathlib.Path(__file__).absolute().parent
 
 
 def _find_worker():
@@ -14,10 +16,9 @@ def _find_worker():
     installed package both put it there), unless INFERGAP_WORKER names one."""
     if os.environ.get("INFERGAP_WORKER"):
         return
-    for candidate in (_HERE / "infergap-worker", pathlib.Path(__file__).parent / "infergap-worker"):
-        if candidate.exists():
-            os.environ["INFERGAP_WORKER"] = str(candidate.resolve())
-            return
+    candidate = _HERE / "infergap-worker"
+    if candidate.exists():
+        os.environ["INFERGAP_WORKER"] = str(candidate.resolve())
 
 
 _find_worker()

@@ -95,6 +95,7 @@ class _Recorder:
         self.names = {m: n for n, m in module.named_modules()}
         self.root = module
         self.stack = []      # scope paths of the calls in progress
+        self.entered = []    # their inputs, as they were on entry
         self.counts = {}     # (parent scope, module name) -> calls so far
         self.calls = {}      # scope path -> (inputs, outputs)
         self.handles = []
@@ -110,11 +111,12 @@ class _Recorder:
         self.counts[key] = k + 1
         local = _local_name(self.names[m]) + (f"_{k}" if k else "")
         self.stack.append(f"{parent}/{local}")
+        # Copied before the call: an in-place module (ReLU(inplace=True)) overwrites its input.
+        self.entered.append([t.detach().clone() for t in _tensors(inputs)])
 
     def _leave(self, m, inputs, output):
         scope = self.stack.pop()
-        self.calls[scope] = ([t.detach().clone() for t in _tensors(inputs)],
-                             [t.detach().clone() for t in _tensors(output)])
+        self.calls[scope] = (self.entered.pop(), [t.detach().clone() for t in _tensors(output)])
 
     def remove(self):
         for h in self.handles:
