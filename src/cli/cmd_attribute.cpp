@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/study_json.h"
+#include "cli/study_reports.h"
 #include "worker/probe.h"
 #include "workflow/attribute.h"
 
@@ -47,25 +48,7 @@ Status run_attribute(const AttributeArgs& args) {
         outcome.not_kept.c_str());
   const AttributionTable table = tabulate(all);
   if (args.json) {
-    nlohmann::json splits = nlohmann::json::array();
-    for (const auto& a : all) {
-      splits.push_back({{"case", a.case_label},
-                        {"node_index", a.node_index},
-                        {"node", a.node},
-                        {"op_type", a.op_type},
-                        {"side_a", a.side_a},
-                        {"side_b", a.side_b},
-                        {"a", a.a},
-                        {"b", a.b},
-                        {"causes", a.causes},
-                        {"source", a.source}});
-    }
-    std::printf("%s\n", nlohmann::json{{"splits", splits},
-                                       {"per_cause", table.per_cause},
-                                       {"split_count", table.splits},
-                                       {"unexplained", table.unexplained}}
-                            .dump(2)
-                            .c_str());
+    std::printf("%s\n", attribute_report(outcome).dump(2).c_str());
     return Status::Ok();
   }
   std::printf("Where classes are born and why: %lld split(s) over %zu case(s)\n",

@@ -7,16 +7,14 @@
 #include <set>
 
 #include "analysis/attribute.h"
-#include "analysis/data_movement.h"
 #include "analysis/eqc.h"
-#include "analysis/hosts.h"
 #include "analysis/learn_facts.h"
 #include "analysis/oracle.h"
 #include "analysis/oracle_origins.h"
 #include "analysis/parent_compare.h"
-#include "analysis/quant_steps.h"
 #include "cli/commands.h"
 #include "cli/study_json.h"
+#include "cli/study_reports.h"
 #include "worker/probe.h"
 
 namespace ig::cli {
@@ -24,113 +22,14 @@ namespace ig::cli {
 namespace {
 
 struct CompareOptions {
-  bool layers = false, all_nodes = false;
+  CompareReportOptions report;
   std::string format = "text";
-  KnobTables knobs;  // the backends' (read_catalog), which name the causes of splits
 };
-
-// compare --layers' rows: data movement hidden unless all_nodes; each row with every platform's
-// error against the oracle at the node.
-Expected<nlohmann::json> layers_json(const StudyData& study, const CaseData& c,
-                                     const std::vector<LayerRow>& rows, bool all_nodes,
-                                     TensorCache& cache) {
-  nlohmann::json out = nlohmann::json::array();
-  std::map<std::string, int64_t> hidden;
-  for (const auto& r : rows) {
-    if (!all_nodes && copies_input_bits(r.op_type)) {
-      ++hidden[r.op_type];
-      continue;
-    }
-    nlohmann::json row = layer_json(r);
-    IG_ASSIGN_OR_RETURN(auto errors, values_oracle_errors(study, c, r.values, cache));
-    row["oracle_errors"] = nlohmann::json::object();
-    for (const auto& [platform, e] : errors) row["oracle_errors"][platform] = error_json(e);
-    // Quantized values differ by whole steps: steps instead of remaining precision.
-    IG_ASSIGN_OR_RETURN(auto steps, partition_steps(c, r.partition, r.values, cache));
-    IG_ASSIGN_OR_RETURN(auto oracle_steps, values_oracle_steps(study, c, r.values, cache));
-    if (steps || !oracle_steps.empty()) {
-      row["remaining_precision"] = -1;
-      row["quantized"] = true;
-      if (steps) row.update(steps_off_json(steps->steps));
-      row["oracle_steps"] = nlohmann::json::object();
-      for (const auto& [platform, st] : oracle_steps)
-        row["oracle_steps"][platform] = steps_off_json(st);
-    }
-    out.push_back(row);
-  }
-  return nlohmann::json{{"rows", out}, {"hidden", hidden}};
-}
-
-// What `compare` reports, as JSON.
-Expected<nlohmann::json> compare_json(const StudyData& study, const CompareOptions& options,
-                                      TensorCache& cache) {
-  const bool layers = options.layers, all_nodes = options.all_nodes;
-  const auto labels = study.labels();
-  nlohmann::json j;
-  j["platforms"] = labels;
-  j["cases"] = nlohmann::json::array();
-  std::vector<Partition> parts;
-  std::vector<SplitAttribution> attributions;
-  for (const auto& c : study.cases) {
-    parts.push_back(partition_values(c, labels, c.outputs));
-    IG_ASSIGN_OR_RETURN(int rp, set_precision(c, parts.back(), c.outputs, cache));
-    nlohmann::json cj = case_json(c, parts.back());
-    cj["remaining_precision"] = rp;
-    if (layers) {
-      IG_ASSIGN_OR_RETURN(auto rows, layer_table(c, labels, cache));
-      IG_ASSIGN_OR_RETURN(auto lj, layers_json(study, c, rows, all_nodes, cache));
-      cj["layers"] = lj["rows"];
-      cj["hidden_data_movement"] = lj["hidden"];
-      // The paper's Section 3 table from the specs alone (explain is `infergap attribute`'s).
-      for (auto& a : attribute_splits(options.knobs, set_origins(c, labels, rows)))
-        attributions.push_back(a);
-    }
-    j["cases"].push_back(cj);
-  }
-  if (layers) {
-    const AttributionTable t = tabulate(attributions);
-    j["attribution"] = {{"per_cause", t.per_cause},
-                        {"split_count", t.splits},
-                        {"unexplained", t.unexplained},
-                        {"source", "knobs"}};
-  }
-  j["eqc_matrix"] = nlohmann::json::object();
-  for (const auto& l : labels) {
-    auto& row = j["eqc_matrix"][l] = nlohmann::json::array();
-    for (size_t i = 0; i < study.cases.size(); ++i)
-      row.push_back(eqc_cell(study.cases[i], parts[i], l).text());
-  }
-  IG_ASSIGN_OR_RETURN(auto rp, precision_matrix(study, cache));
-  j["rp_matrix"] = rp;
-  IG_ASSIGN_OR_RETURN(auto ranking, oracle_ranking(study, cache));
-  j["oracle"] = study.oracles.empty() ? nlohmann::json() : nlohmann::json(study.oracles[0].spec);
-  j["oracle_ranking"] = nlohmann::json::array();
-  for (const auto& e : ranking) j["oracle_ranking"].push_back(oracle_error_json(e));
-  IG_ASSIGN_OR_RETURN(auto origins, oracle_origins(study, cache));
-  j["oracle_origins"] = nlohmann::json::array();
-  for (const auto& o : origins) j["oracle_origins"].push_back(oracle_origin_json(o));
-  j["nondeterministic"] = nlohmann::json::array();
-  for (const auto& n : nondeterminism(study))
-    j["nondeterministic"].push_back({{"platform", n.platform},
-                                     {"case", n.case_label},
-                                     {"repetitions", n.repetitions},
-                                     {"distribution", n.distribution}});
-  IG_ASSIGN_OR_RETURN(auto tol, tolerance_advice(study, cache));
-  j["tolerance"] = nlohmann::json::array();
-  for (const auto& t : tol) j["tolerance"].push_back(tolerance_json(t));
-  if (!cache.not_kept().empty()) j["notes"] = cache.not_kept();
-  j["hosts"] = hosts_json(study);
-  j["flag_clusters"] = nlohmann::json::array();
-  for (const auto& fc : flag_clusters(study))
-    j["flag_clusters"].push_back(
-        {{"flags", fc.flags}, {"hosts", fc.hosts}, {"aligned_with_eqcs", fc.aligned}});
-  return j;
-}
 
 Status print_compare(const StudyData& study, const CompareOptions& options) {
   const std::string& format = options.format;
   TensorCache cache(study);
-  IG_ASSIGN_OR_RETURN(const nlohmann::json j, compare_json(study, options, cache));
+  IG_ASSIGN_OR_RETURN(const nlohmann::json j, compare_report(study, options.report, cache));
   for (const auto& note : cache.not_kept())
     std::fprintf(stderr, "infergap compare: note: %s\n", note.c_str());
   const auto labels = study.labels();
@@ -224,15 +123,13 @@ void add_compare_command(CLI::App& app, int& exit_code) {
         return print_parent(both, args->model, args->parent, args->json);
       }
       IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args->model));
-      CompareOptions options{args->layers,
-                             args->all_nodes,
+      CompareOptions options{{args->layers, args->all_nodes, {}},
                              args->json  ? "json"
                              : args->csv ? "csv"
-                                         : "text",
-                             {}};
+                                         : "text"};
       if (args->layers) {
         IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(default_worker_executable()));
-        options.knobs = catalog.knobs;
+        options.report.knobs = catalog.knobs;
       }
       IG_RETURN_IF_ERROR(print_compare(study, options));
       keep_tensor_facts(*store, study, "compare");

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/study_json.h"
+#include "cli/study_reports.h"
 #include "model/npy.h"
 
 namespace ig::cli {
@@ -24,18 +25,12 @@ Status run_oracle_origins(const OriginsArgs& args) {
   if (study.oracles.empty())
     return invalid_argument("{}: the study has no oracle runs (study --oracle)", args.store);
   TensorCache cache(study);
-  std::vector<OracleOrigin> largest;
-  IG_ASSIGN_OR_RETURN(auto origins, oracle_origins(study, cache, &largest));
-  nlohmann::json j = nlohmann::json::array();
-  for (const auto& o : origins) j.push_back(oracle_origin_json(o));
-  nlohmann::json lj = nlohmann::json::array();
-  for (const auto& o : largest) lj.push_back(oracle_origin_json(o));
+  IG_ASSIGN_OR_RETURN(const auto report, oracle_origins_report(study, cache));
+  const auto& origins = report.origins;
+  const auto& largest = report.largest;
+  const nlohmann::json& j = report.json["oracle_origins"];
   if (args.json) {
-    std::printf("%s\n",
-                nlohmann::json{
-                    {"oracle", study.oracles[0].spec}, {"oracle_origins", j}, {"largest_jumps", lj}}
-                    .dump(2)
-                    .c_str());
+    std::printf("%s\n", report.json.dump(2).c_str());
   } else if (args.csv) {
     std::printf(
         "platform,case,node_index,node,op_type,covers,input_error,output_error,jump,self_check\n");
@@ -84,21 +79,16 @@ Status print_origins(const OriginsArgs& args) {
     for (size_t i = 0; i < labels.size(); ++i)
       for (size_t j = i + 1; j < labels.size(); ++j) pairs.emplace_back(labels[i], labels[j]);
   }
-  nlohmann::json j{{"pairs", nlohmann::json::array()}, {"set", nlohmann::json::array()}};
+  if (args.json) {
+    IG_ASSIGN_OR_RETURN(const auto j, pair_origins_report(study, args.a, args.b, cache));
+    std::printf("%s\n", j.dump(2).c_str());
+    return Status::Ok();
+  }
   if (args.csv) std::printf("a,b,case,first,node_index,node,op_type,remaining_precision\n");
   for (const auto& c : study.cases) {
     for (const auto& [a, b] : pairs) {
       IG_ASSIGN_OR_RETURN(auto po, pair_origins(c, a, b, cache));
       if (!po.compared || po.differing == 0) continue;
-      nlohmann::json pj{{"a", a},
-                        {"b", b},
-                        {"case", po.case_label},
-                        {"differing_nodes", po.differing},
-                        {"propagated", po.propagated},
-                        {"unknown", po.unknown},
-                        {"origins", nlohmann::json::array()}};
-      for (const auto& o : po.induced) pj["origins"].push_back(origin_json(o));
-      j["pairs"].push_back(pj);
       if (args.csv) {
         for (size_t k = 0; k < po.induced.size(); ++k) {
           const auto& o = po.induced[k];
@@ -106,7 +96,7 @@ Status print_origins(const OriginsArgs& args) {
                       k == 0, static_cast<long long>(o.node_index), o.node.c_str(),
                       o.op_type.c_str(), o.remaining_precision);
         }
-      } else if (!args.json) {
+      } else {
         std::printf("%s vs %s on %s: %lld node(s) differ, %zu operator-induced, %lld propagated\n",
                     a.c_str(), b.c_str(), po.case_label.c_str(),
                     static_cast<long long>(po.differing), po.induced.size(),
@@ -129,12 +119,7 @@ Status print_origins(const OriginsArgs& args) {
     if (args.a.empty()) {
       IG_ASSIGN_OR_RETURN(auto splits, set_origins(c, labels, cache));
       for (const auto& s : splits) {
-        nlohmann::json sj = origin_json(s.node);
-        sj["case"] = s.case_label;
-        sj["before"] = partition_json(s.before);
-        sj["after"] = partition_json(s.after);
-        j["set"].push_back(sj);
-        if (!args.json && !args.csv)
+        if (!args.csv)
           std::printf("set split on %s at #%lld %s '%s': %zu -> %zu classes %s\n",
                       s.case_label.c_str(), static_cast<long long>(s.node.node_index),
                       s.node.op_type.c_str(), s.node.node.c_str(), s.before.classes.size(),
@@ -142,19 +127,7 @@ Status print_origins(const OriginsArgs& args) {
       }
     }
   }
-  if (args.json) std::printf("%s\n", j.dump(2).c_str());
   return Status::Ok();
-}
-
-// The node output named by `node`: a value name, a node name or a node index.
-Expected<StoredOutput> find_output(const std::vector<StoredOutput>& outs, const std::string& node,
-                                   int64_t run) {
-  for (const auto& o : outs)
-    if (o.value == node) return o;
-  for (const auto& o : outs)
-    if (o.node == node || (!node.empty() && std::to_string(o.node_index) == node)) return o;
-  return not_found("run {} has no captured output named '{}' (value name, node name or index)", run,
-                   node);
 }
 
 }  // namespace
