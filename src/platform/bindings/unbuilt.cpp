@@ -20,8 +20,8 @@ Expected<std::unique_ptr<Backend>> make_unbuilt(const PlatformSpec& spec) {
 }
 
 const BackendRegistrar kUnbuiltRegistrar(BackendFactory{
-    INFERGAP_UNBUILT_BACKEND,
-    std::string("not built here: install ") + INFERGAP_UNBUILT_PACKAGES, make_unbuilt, nullptr});
+    INFERGAP_UNBUILT_BACKEND, std::string("not built here: install ") + INFERGAP_UNBUILT_PACKAGES,
+    make_unbuilt, nullptr});
 
 const CandidateRegistrar kUnbuiltCandidates(INFERGAP_UNBUILT_BACKEND, [] {
   return std::vector<PlatformCandidate>{
