@@ -23,5 +23,6 @@ if(Torch_FOUND)
   list(APPEND INFERGAP_WORKER_BACKENDS infergap_backend_torch)
   set(INFERGAP_HAVE_TORCH ON)
 else()
-  infergap_unbuilt_backend(torch libtorch-dev "libtorch's CMake config (TorchConfig.cmake) not found")
+  infergap_unbuilt_backend(torch libtorch-dev
+    "libtorch's CMake config (TorchConfig.cmake) not found")
 endif()

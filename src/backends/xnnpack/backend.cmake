@@ -6,7 +6,8 @@ find_library(XNNPACK_LIBRARY XNNPACK)
 find_library(PTHREADPOOL_LIBRARY pthreadpool)
 if(NOT XNNPACK_INCLUDE_DIR OR NOT XNNPACK_LIBRARY OR NOT PTHREADPOOL_LIBRARY)
   infergap_unbuilt_backend(xnnpack "libxnnpack-dev libpthreadpool-dev"
-    "xnnpack.h: ${XNNPACK_INCLUDE_DIR}; libXNNPACK: ${XNNPACK_LIBRARY}; libpthreadpool: ${PTHREADPOOL_LIBRARY}")
+    "xnnpack.h: ${XNNPACK_INCLUDE_DIR}; libXNNPACK: ${XNNPACK_LIBRARY}; "
+    "libpthreadpool: ${PTHREADPOOL_LIBRARY}")
   return()
 endif()
 file(GLOB INFERGAP_XNNPACK_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp

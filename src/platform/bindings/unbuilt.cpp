@@ -15,7 +15,8 @@ namespace {
 Expected<std::unique_ptr<Backend>> make_unbuilt(const PlatformSpec& spec) {
   return unsupported(
       "platform '{}': this infergap was built without the {} backend: install {} "
-      "(scripts/setup --all installs every optional library) and run scripts/build again",
+      "(scripts/setup --all installs every optional library), then configure again "
+      "(cmake -S . -B build) and run scripts/build",
       spec.to_string(), INFERGAP_UNBUILT_BACKEND, INFERGAP_UNBUILT_PACKAGES);
 }
 
