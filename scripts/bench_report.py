@@ -269,6 +269,9 @@ if emu:
         print(f"| {label} | {b['real_time']:.2f} | {b['real_time'] / base:.2f} | {b.get('GMAC/s', 0):.2f} |")
     print()
 
+# ---- first run on a fresh machine (scripts/fresh-machine, measured by hand) ----
+print(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_first_run_notes.md")).read())
+
 # ---- goals ----
 print("## Goals (issue [Benchmarks]; targets, not tests)\n")
 print("| goal | measured | met |")

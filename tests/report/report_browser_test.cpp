@@ -77,7 +77,7 @@ TEST(ReportCli, StudyReportHasEverySectionAndDrawsInChromium) {
   EXPECT_EQ(body_of(html).find("http"), std::string::npos);
   EXPECT_LT(html.size(), 2u << 20);
 
-  if (chromium_path().empty()) GTEST_SKIP() << "chromium not installed (scripts/setup adds it)";
+  if (chromium_path().empty()) GTEST_SKIP() << "no chromium (scripts/setup --tests adds it)";
   const auto dom = run_chromium(dir.file("r.html"), "--dump-dom", dir.path / "profile1");
   ASSERT_EQ(dom.exit_code, 0);
   EXPECT_EQ(body_attr(dom.dom, "data-charts-ok"), "yes")
@@ -155,7 +155,7 @@ TEST(ReportCli, HostileNamesAppearAsTextOnly) {
   // In chart data as \u003c escapes.
   EXPECT_NE(body.find("\\u003cscript\\u003ealert(1)\\u003c/script\\u003e"), std::string::npos);
 
-  if (chromium_path().empty()) GTEST_SKIP() << "chromium not installed (scripts/setup adds it)";
+  if (chromium_path().empty()) GTEST_SKIP() << "no chromium (scripts/setup --tests adds it)";
   const auto dom = run_chromium(dir.file("report.html"), "--dump-dom", dir.path / "profile");
   ASSERT_EQ(dom.exit_code, 0);
   EXPECT_EQ(body_attr(dom.dom, "data-charts-ok"), "yes");

@@ -23,5 +23,6 @@ if(Torch_FOUND)
   list(APPEND INFERGAP_WORKER_BACKENDS infergap_backend_torch)
   set(INFERGAP_HAVE_TORCH ON)
 else()
-  message(STATUS "libtorch not found: no `torch` platform (Debian: libtorch-dev)")
+  infergap_unbuilt_backend(torch libtorch-dev
+    "libtorch's CMake config (TorchConfig.cmake) not found")
 endif()
