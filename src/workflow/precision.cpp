@@ -129,7 +129,7 @@ std::vector<std::string> rank_candidates(const std::vector<LayerError>& layers,
   const std::set<std::string> can(touched.begin(), touched.end());
   std::vector<const LayerError*> measured;
   for (const auto& l : layers)
-    if (can.count(l.node) && l.born) measured.push_back(&l);
+    if (l.born) measured.push_back(&l);
   auto key = [](const LayerError* l) {
     const double s = l->born->sqnr_db;
     return std::isnan(s) ? -std::numeric_limits<double>::infinity() : s;
@@ -138,8 +138,9 @@ std::vector<std::string> rank_candidates(const std::vector<LayerError>& layers,
                    [&](const LayerError* a, const LayerError* b) { return key(a) < key(b); });
   std::vector<std::string> out;
   std::set<std::string> seen;
-  for (const auto* l : measured)
-    if (seen.insert(l->node).second) out.push_back(l->node);
+  for (const auto* l : measured)  // on a fusing platform a layer is a group: all of its nodes
+    for (const auto& n : l->members)
+      if (can.count(n) && seen.insert(n).second) out.push_back(n);
   for (const auto& n : touched)
     if (seen.insert(n).second) out.push_back(n);
   return out;
@@ -204,7 +205,13 @@ class PrecisionRun {
     }
     for (size_t k = 0; k < layers.size(); ++k) {
       const auto& l = layers[k];
-      LayerError e{l.value, l.node, l.op_type, {}, {}};
+      LayerError e{l.value, l.node, l.op_type, {}, {}, {}};
+      for (int i : l.nodes) {
+        const auto& n = pair_.derived.graph().node(i);
+        if (n.op_type() != "QuantizeLinear" && n.op_type() != "DequantizeLinear" &&
+            n.op_type() != "Cast")
+          e.members.push_back(n.name());
+      }
       const Tensor& p = parent_.at(l.value);
       const std::string traced =
           l.view && derived.count(l.view->q_value) ? l.view->q_value : l.value;

@@ -41,6 +41,7 @@ struct PrecisionPlan {
 
 struct LayerError {
   std::string value, node, op_type;
+  std::vector<std::string> members;  // its nodes other than Q/DQ/Cast (a fused group has several)
   std::optional<VsParent> total, born;
   // Of the error at this layer, the share born there: noise power alone over noise power in all.
   double born_share() const;

@@ -39,6 +39,7 @@ nlohmann::json precision_json(const PrecisionOutcome& o, const PrecisionBound& b
     layers.push_back({{"value", l.value},
                       {"node", l.node},
                       {"op_type", l.op_type},
+                      {"nodes", l.members},
                       {"total", vs_json(l.total)},
                       {"born_here", vs_json(l.born)},
                       {"born_share", number(l.born_share())}});
