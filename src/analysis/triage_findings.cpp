@@ -113,18 +113,24 @@ std::string family_of(const std::string& platform) {
   return spec.ok() ? spec->backend : platform;
 }
 
-// The origin's op with its salient attributes (a fused group keeps its "A+B" name).
+// The origin's op with its salient attributes (a fused group keeps its "A+B" name, less the
+// Constant nodes that feed it, which compute nothing).
 std::string origin_signature(const campaign::Origin& o) {
   if (!o.node) return o.op;
-  const std::string tail = op_signature(o.node->op_type, o.node->attributes);
-  return o.op.substr(0, o.op.size() - o.node->op_type.size()) + tail;
+  std::string group = o.op.substr(0, o.op.size() - o.node->op_type.size());
+  for (size_t at; (at = group.find("Constant+")) != std::string::npos;)
+    group.erase(at, std::string("Constant+").size());
+  return group + op_signature(o.node->op_type, o.node->attributes);
 }
 
 class Collector {
  public:
   Collector(const Store& store, const Data& d, const TriageOptions& o,
             const std::map<std::string, StoredModel>& models)
-      : d_(d), opt_(o), models_(models), tol_(store, o.analysis, false),
+      : d_(d),
+        opt_(o),
+        models_(models),
+        tol_(store, o.analysis, false),
         exact_(store, o.analysis, true) {}
 
   Status add_case(const Case& c) {
@@ -193,8 +199,8 @@ class Collector {
       const campaign::Origin only = campaign::origin_of(c, [](auto&) { return false; });
       Hit h = hit(c, p, r, d_.oracle, only);
       h.detail = std::string(verdict_name(r.verdict)) + ": " + r.reason;
-      add(family, crash ? kCrash : kError,
-          origin_signature(only) + " / " + reason_shape(r.reason), std::move(h));
+      add(family, crash ? kCrash : kError, origin_signature(only) + " / " + reason_shape(r.reason),
+          std::move(h));
       return Status::Ok();
     }
     if (!oracle) return Status::Ok();
@@ -206,11 +212,10 @@ class Collector {
     const campaign::Origin o = tol_.origin_at(c, r, *oracle);
     Hit h = hit(c, p, r, d_.oracle, o);
     h.witness = witness;
-    h.detail = fmt::format("{} of the outputs' elements {} the oracle's",
-                           counts[worst], worst == Exceptional::kDiffers
-                                              ? "lie beyond tolerance of"
-                                              : std::string("show '") + exceptional_name(worst) +
-                                                    "' against");
+    h.detail = fmt::format("{} of the outputs' elements {} the oracle's", counts[worst],
+                           worst == Exceptional::kDiffers
+                               ? "lie beyond tolerance of"
+                               : std::string("show '") + exceptional_name(worst) + "' against");
     const std::string kind = worst == Exceptional::kDiffers
                                  ? std::string(kWrong)
                                  : std::string(kExceptional) + ":" + exceptional_name(worst);
@@ -237,6 +242,8 @@ class Collector {
       if (variant.is_object() && variant.contains("parent") && variant["parent"].is_string())
         h.architecture = variant["parent"].get<std::string>();
     }
+    // By name where the architecture itself is in the campaign.
+    if (auto a = models_.find(h.architecture); a != models_.end()) h.architecture = a->second.name;
     return h;
   }
 

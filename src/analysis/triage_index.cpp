@@ -54,10 +54,17 @@ std::string next_id(const nlohmann::json& index) {
 namespace {
 
 nlohmann::json hit_json(const Hit& h) {
-  return {{"model", h.model},     {"model_path", h.model_path}, {"architecture", h.architecture},
-          {"input", h.input},     {"platform", h.platform},     {"against", h.against},
-          {"witness", h.witness}, {"run", h.run},               {"nodes", h.nodes},
-          {"node", h.node},       {"detail", h.detail}};
+  return {{"model", h.model},
+          {"model_path", h.model_path},
+          {"architecture", h.architecture},
+          {"input", h.input},
+          {"platform", h.platform},
+          {"against", h.against},
+          {"witness", h.witness},
+          {"run", h.run},
+          {"nodes", h.nodes},
+          {"node", h.node},
+          {"detail", h.detail}};
 }
 
 // Sorted union of a JSON string array and a set.

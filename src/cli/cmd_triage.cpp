@@ -37,9 +37,8 @@ nlohmann::json listing(const nlohmann::json& index, const TriageOutcome* o) {
                           "variant_count", "architecture_count", "hits", "triage_runs"})
       row[k] = e.value(k, nlohmann::json());
     row["verdict"] = e.value("judgement", nlohmann::json::object()).value("verdict", "");
-    row["reduced_nodes"] = e.value("reduced", nlohmann::json::object())
-                               .value("nodes", nlohmann::json::array())
-                               .size();
+    row["reduced_nodes"] =
+        e.value("reduced", nlohmann::json::object()).value("nodes", nlohmann::json::array()).size();
     j["findings"].push_back(std::move(row));
   }
   return j;
@@ -66,9 +65,8 @@ Status run(const TriageArgs& a) {
     plan.options.analysis.oracle = a.oracle;
     plan.explain_trials = a.explain_trials;
     plan.reduce_timeout = a.reduce_timeout;
-    if (::isatty(2)) plan.progress = [](const std::string& s) {
-      std::fprintf(stderr, "triage: %s\n", s.c_str());
-    };
+    if (::isatty(2))
+      plan.progress = [](const std::string& s) { std::fprintf(stderr, "triage: %s\n", s.c_str()); };
     IG_ASSIGN_OR_RETURN(outcome, run_triage(plan));
     index = outcome.index;
   } else {
@@ -87,8 +85,7 @@ Status run(const TriageArgs& a) {
   for (const auto& e : index["findings"])
     std::printf("  %s %-20s %-28s %-10s %3lld variant(s)  %s\n", e.value("id", "").c_str(),
                 e.value("kind", "").c_str(), e.value("op", "").substr(0, 28).c_str(),
-                e.value("family", "").c_str(),
-                static_cast<long long>(e.value("variant_count", 0)),
+                e.value("family", "").c_str(), static_cast<long long>(e.value("variant_count", 0)),
                 e.value("judgement", nlohmann::json::object()).value("verdict", "").c_str());
   if (!a.markdown.empty()) std::printf("wrote %s\n", a.markdown.c_str());
   return Status::Ok();

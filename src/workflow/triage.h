@@ -16,9 +16,9 @@ namespace ig {
 
 struct TriagePlan {
   std::string store_path, out_dir;
-  triage::TriageOptions options;  // tolerances and oracle; knobs are read here
-  size_t explain_trials = 60;     // explain's configurations per finding
-  double reduce_timeout = 120;    // seconds per reduce run
+  triage::TriageOptions options;                     // tolerances and oracle; knobs are read here
+  size_t explain_trials = 60;                        // explain's configurations per finding
+  double reduce_timeout = 120;                       // seconds per reduce run
   std::function<void(const std::string&)> progress;  // a line per step
 };
 

@@ -117,9 +117,10 @@ Expected<Reduced> reduce_representative(const Store& store, const TriagePlan& pl
   if (!reduced.ok() || reduced->result.agree) {
     out.json["why_not"] =
         !reduced.ok() ? "reduce failed: " + reduced.status().message()
-                      : fmt::format("{} and {} agree on the variant under the {} criterion when "
-                                    "rerun together",
-                                    rp.options.a, rp.options.b, out.json["criterion"].get<std::string>());
+                      : fmt::format(
+                            "{} and {} agree on the variant under the {} criterion when "
+                            "rerun together",
+                            rp.options.a, rp.options.b, out.json["criterion"].get<std::string>());
     IG_ASSIGN_OR_RETURN(out.files, keep_variant(store, rep, folder, out.outputs));
     return out;
   }
@@ -170,8 +171,8 @@ bool oracle_ran(const Store& store, const Hit& rep) {
 
 }  // namespace
 
-Status write_finding_folder(const Store& store, const TriagePlan& plan,
-                            const triage::Finding& f, nlohmann::json& entry) {
+Status write_finding_folder(const Store& store, const TriagePlan& plan, const triage::Finding& f,
+                            nlohmann::json& entry) {
   // Absolute, so that reduce's input paths are too and repro.sh can name them relative to itself.
   const fs::path folder =
       fs::absolute(fs::path(plan.out_dir) / entry["folder"].get<std::string>()).lexically_normal();
@@ -185,7 +186,8 @@ Status write_finding_folder(const Store& store, const TriagePlan& plan,
     // The smallest variant's own nodes stand for the minimal model.
     entry["reduced"]["nodes"] = nlohmann::json::array();
     IG_ASSIGN_OR_RETURN(const auto nodes, store.nodes(f.representative().model));
-    for (const auto& n : nodes) entry["reduced"]["nodes"].push_back({{"name", n.name}, {"op", n.op_type}});
+    for (const auto& n : nodes)
+      entry["reduced"]["nodes"].push_back({{"name", n.name}, {"op", n.op_type}});
   }
   if (plan.progress) plan.progress(entry["id"].get<std::string>() + ": explain");
   entry["explain"] = explain_representative(store, plan, f);

@@ -15,10 +15,10 @@ namespace {
 std::string saved_name(const std::string& s) {
   std::string out;
   for (char c : s)
-    out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
-                   c == '='
-               ? c
-               : '_';
+    out +=
+        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '='
+            ? c
+            : '_';
   return out;
 }
 
@@ -75,14 +75,14 @@ Status write_repro_script(const std::string& folder_in, const nlohmann::json& en
   sh += "HERE=$(cd \"$(dirname \"$0\")\" && pwd)\n";
   sh += "IG=${INFERGAP:-\"" + dq(infergap_path()) + "\"}\n";
   sh += "OUT=$(mktemp -d)\ntrap 'rm -rf \"$OUT\"' EXIT\n";
-  const std::string run =
-      "\"$IG\" run \"$HERE/reduced.onnx\"" + input_flags(folder, input_specs);
+  const std::string run = "\"$IG\" run \"$HERE/reduced.onnx\"" + input_flags(folder, input_specs);
   if (failure) {
     sh += "echo '# " + b + " computes the model:'\n";
     sh += run + " -p '" + b + "'\n";
     sh += "echo '# " + a + " fails on it:'\n";
     sh += "if " + run + " -p '" + a + "'; then\n";
-    sh += "  echo \"" + id + ": " + dq(a) + " ran the model: the failure vanished\" >&2\n  exit 1\nfi\n";
+    sh += "  echo \"" + id + ": " + dq(a) +
+          " ran the model: the failure vanished\" >&2\n  exit 1\nfi\n";
     sh += "echo \"" + id + ": " + dq(a) + " still fails\"\n";
   } else {
     const std::string mode = red["criterion"] == "bitwise" ? "bitwise" : "tolerance";
