@@ -233,18 +233,27 @@ class Collector {
     h.run = r.id;
     h.nodes = computing_nodes(c);
     h.node = o.node ? o.node->name : "";
-    h.architecture = c.model;
-    if (auto m = models_.find(c.model); m != models_.end()) {
-      h.model_path = m->second.path;
-      // A mutated or extracted variant names its parent model (synth/mutate.h's lineage).
+    if (auto m = models_.find(c.model); m != models_.end()) h.model_path = m->second.path;
+    h.architecture = root_of(c.model);
+    return h;
+  }
+
+  // The architecture a variant descends from: its lineage's parents followed up through the
+  // campaign's models (a mutated copy of an extracted node names the extracted variant), named
+  // where the root itself was run.
+  std::string root_of(const std::string& model) const {
+    std::string at = model;
+    for (int depth = 0; depth < 16; ++depth) {
+      auto m = models_.find(at);
+      if (m == models_.end()) break;
       const auto& lin = m->second.lineage;
       const auto& variant = lin.is_object() && lin.contains("variant") ? lin["variant"] : lin;
-      if (variant.is_object() && variant.contains("parent") && variant["parent"].is_string())
-        h.architecture = variant["parent"].get<std::string>();
+      if (!variant.is_object() || !variant.contains("parent") || !variant["parent"].is_string())
+        break;
+      at = variant["parent"].get<std::string>();
     }
-    // By name where the architecture itself is in the campaign.
-    if (auto a = models_.find(h.architecture); a != models_.end()) h.architecture = a->second.name;
-    return h;
+    auto root = models_.find(at);
+    return root != models_.end() ? root->second.name : at;
   }
 
   void add(const std::string& family, const std::string& kind, const std::string& op, Hit h) {
