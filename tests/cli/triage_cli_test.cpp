@@ -121,10 +121,10 @@ TEST_F(TriageCli, ReadmeHasItsFields) {
   const fs::path folder = fs::path(out()) / max->at("folder").get<std::string>();
   const std::string md = read(folder / "README.md");
   for (const char* field :
-       {"## What differs", "- Platforms: ref:nan=ignore", "- Compared with: ref:acc=exact,dtype=fp64",
-        "2 variant(s)", "## Error", "## Minimal model", "- `Max0` (Max)", "## Cause",
-        "**library defect**", "propagates NaN", "https://onnx.ai/onnx/operators/onnx__Max.html",
-        "## Reproduce"})
+       {"## What differs", "- Platforms: ref:nan=ignore",
+        "- Compared with: ref:acc=exact,dtype=fp64", "2 variant(s)", "## Error", "## Minimal model",
+        "- `Max0` (Max)", "## Cause", "**library defect**", "propagates NaN",
+        "https://onnx.ai/onnx/operators/onnx__Max.html", "## Reproduce"})
     EXPECT_NE(md.find(field), std::string::npos) << field << "\n" << md;
   EXPECT_TRUE(fs::exists(folder / "reduced.onnx"));
   EXPECT_TRUE(fs::exists(folder / "inputs"));
