@@ -123,10 +123,43 @@ Expected<nlohmann::json> discrepancy_section(const Store& store, const Data& d,
   return out;
 }
 
-// The pair of each platform run eagerly (its backend's knob table names the eager value: ort
-// opt=disabled, onednn fuse=off) with every platform of that backend differing only in that knob.
+Expected<nlohmann::json> compiled_vs_eager_section(const Store& store, const Data& d,
+                                                   const CampaignAnalysisOptions& opt) {
+  nlohmann::json out = nlohmann::json::array();
+  Differ differ(store, opt, true);
+  for (const auto& pair : campaign::compiled_eager_pairs(d.platforms, opt.knobs)) {
+    int64_t variants = 0, differ_count = 0;
+    std::map<std::string, int64_t> origins;
+    for (const auto& c : d.cases) {
+      const Run* a = ran_ok(c, pair.compiled);
+      const Run* b = ran_ok(c, pair.eager);
+      if (!a || !b) continue;
+      ++variants;
+      IG_ASSIGN_OR_RETURN(bool diff, differ.outputs_differ(*a, *b));
+      if (!diff) continue;
+      ++differ_count;
+      ++origins[differ.origin(c, *a, *b)];
+    }
+    out.push_back({{"backend", pair.backend},
+                   {"eager", pair.eager},
+                   {"compiled", pair.compiled},
+                   {"variants", variants},
+                   {"differ", differ_count},
+                   {"share", variants ? static_cast<double>(differ_count) / variants : 0.0},
+                   {"origin_ops", origins}});
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace campaign {
+
+namespace {
+
+// An eager knob: its key, eager value and the value a spec that leaves it out gets.
 struct ModeKnob {
-  std::string backend, key, eager, fallback;  // fallback: the value when a spec leaves it out
+  std::string backend, key, eager, fallback;
 };
 
 std::vector<ModeKnob> mode_knobs(const KnobTables& knobs) {
@@ -137,17 +170,18 @@ std::vector<ModeKnob> mode_knobs(const KnobTables& knobs) {
   return out;
 }
 
-Expected<nlohmann::json> compiled_vs_eager_section(const Store& store, const Data& d,
-                                                   const CampaignAnalysisOptions& opt) {
-  nlohmann::json out = nlohmann::json::array();
-  Differ differ(store, opt, true);
-  for (const auto& knob : mode_knobs(opt.knobs)) {
-    for (const auto& eager : d.platforms) {
+}  // namespace
+
+std::vector<ModePair> compiled_eager_pairs(const std::vector<std::string>& platforms,
+                                           const KnobTables& knobs) {
+  std::vector<ModePair> out;
+  for (const auto& knob : mode_knobs(knobs)) {
+    for (const auto& eager : platforms) {
       auto es = parse_platform_spec(eager);
       if (!es.ok() || es->backend != knob.backend) continue;
       auto ev = es->options.find(knob.key);
       if (ev == es->options.end() || ev->second != knob.eager) continue;
-      for (const auto& compiled : d.platforms) {
+      for (const auto& compiled : platforms) {
         auto cs = parse_platform_spec(compiled);
         if (!cs.ok() || cs->backend != knob.backend || compiled == eager) continue;
         auto cv = cs->options.find(knob.key);
@@ -156,32 +190,14 @@ Expected<nlohmann::json> compiled_vs_eager_section(const Store& store, const Dat
         rest_e.erase(knob.key);
         rest_c.erase(knob.key);
         if (mode == knob.eager || rest_e != rest_c) continue;
-        int64_t variants = 0, differ_count = 0;
-        std::map<std::string, int64_t> origins;
-        for (const auto& c : d.cases) {
-          const Run* a = ran_ok(c, compiled);
-          const Run* b = ran_ok(c, eager);
-          if (!a || !b) continue;
-          ++variants;
-          IG_ASSIGN_OR_RETURN(bool diff, differ.outputs_differ(*a, *b));
-          if (!diff) continue;
-          ++differ_count;
-          ++origins[differ.origin(c, *a, *b)];
-        }
-        out.push_back({{"backend", knob.backend},
-                       {"eager", eager},
-                       {"compiled", compiled},
-                       {"variants", variants},
-                       {"differ", differ_count},
-                       {"share", variants ? static_cast<double>(differ_count) / variants : 0.0},
-                       {"origin_ops", origins}});
+        out.push_back({compiled, eager, knob.backend});
       }
     }
   }
   return out;
 }
 
-}  // namespace
+}  // namespace campaign
 
 Expected<nlohmann::json> analyse_campaign(const Store& store,
                                           const CampaignAnalysisOptions& options) {
@@ -203,7 +219,7 @@ Expected<nlohmann::json> analyse_campaign(const Store& store,
 Expected<std::vector<int64_t>> runs_needing_layers(const Store& store,
                                                    const CampaignAnalysisOptions& options) {
   IG_ASSIGN_OR_RETURN(Data d, campaign::load(store, options.oracle));
-  IG_ASSIGN_OR_RETURN(nlohmann::json pairs, compiled_vs_eager_section(store, d, options));
+  const auto pairs = campaign::compiled_eager_pairs(d.platforms, options.knobs);
   Differ tol(store, options, false), exact(store, options, true);
   std::set<int64_t> out;
   auto need = [&](const Run& a, const Run& b) {
@@ -222,8 +238,8 @@ Expected<std::vector<int64_t>> runs_needing_layers(const Store& store,
       if (diff) need(*r, *o);
     }
     for (const auto& pair : pairs) {
-      const Run* a = ran_ok(c, pair["compiled"].get<std::string>());
-      const Run* b = ran_ok(c, pair["eager"].get<std::string>());
+      const Run* a = ran_ok(c, pair.compiled);
+      const Run* b = ran_ok(c, pair.eager);
       if (!a || !b) continue;
       IG_ASSIGN_OR_RETURN(bool diff, exact.outputs_differ(*a, *b));
       if (diff) need(*a, *b);

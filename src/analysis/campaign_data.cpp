@@ -78,7 +78,9 @@ bool within_tolerance(const Tensor& a, const Tensor& b, double rtol, double atol
   return true;
 }
 
-std::string origin_op(const Case& c, const ValueDiff& differs) {
+std::string origin_op(const Case& c, const ValueDiff& differs) { return origin_of(c, differs).op; }
+
+Origin origin_of(const Case& c, const ValueDiff& differs) {
   std::map<std::string, const StoredNode*> producer;
   for (const auto& n : c.nodes)
     for (const auto& o : n.outputs) producer[o] = &n;
@@ -110,16 +112,16 @@ std::string origin_op(const Case& c, const ValueDiff& differs) {
     std::set<const StoredNode*> seen;
     for (const auto* g : group)
       if (seen.insert(g).second) op += g->op_type + "+";
-    return op + n.op_type;
+    return {op + n.op_type, &n};
   }
   // Without per-layer values: a single-op variant (Cast and Identity wrappers aside) still says.
-  std::string only;
+  const StoredNode* only = nullptr;
   for (const auto& n : c.nodes) {
     if (n.op_type == "Cast" || n.op_type == "Identity") continue;
-    if (!only.empty()) return "(unlocated)";
-    only = n.op_type;
+    if (only) return {};
+    only = &n;
   }
-  return only.empty() ? "(unlocated)" : only;
+  return only ? Origin{only->op_type, only} : Origin{};
 }
 
 Differ::Differ(const Store& store, const CampaignAnalysisOptions& opt, bool exact)
@@ -146,8 +148,12 @@ Expected<bool> Differ::outputs_differ(const Run& a, const Run& b) {
 }
 
 std::string Differ::origin(const Case& c, const Run& a, const Run& b) {
-  if (!a.has_layers || !b.has_layers) return origin_op(c, [](auto&) { return false; });
-  return origin_op(c, [&](const std::string& v) -> std::optional<bool> {
+  return origin_at(c, a, b).op;
+}
+
+Origin Differ::origin_at(const Case& c, const Run& a, const Run& b) {
+  if (!a.has_layers || !b.has_layers) return origin_of(c, [](auto&) { return false; });
+  return origin_of(c, [&](const std::string& v) -> std::optional<bool> {
     if (!a.values.count(v) || !b.values.count(v)) return std::nullopt;
     auto d = differs(a, b, v);
     return d.ok() ? std::optional<bool>(*d) : std::nullopt;

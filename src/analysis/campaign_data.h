@@ -56,6 +56,13 @@ using ValueDiff = std::function<std::optional<bool>(const std::string& value)>;
 // else "(unlocated)".
 std::string origin_op(const Case& c, const ValueDiff& differs);
 
+// origin_op with the node it names (the last of a fused group; null when unlocated).
+struct Origin {
+  std::string op = "(unlocated)";
+  const StoredNode* node = nullptr;
+};
+Origin origin_of(const Case& c, const ValueDiff& differs);
+
 // Compares a run's values with another's: by tolerance against the oracle (the oracle's values
 // rounded once to the run's dtype first, so a correctly rounded overflow agrees), or bit for bit
 // between platforms (`exact`).
@@ -67,6 +74,7 @@ class Differ {
   Expected<bool> outputs_differ(const Run& a, const Run& b);
   // The op at the divergence origin of a and b (origin_op over their captured values).
   std::string origin(const Case& c, const Run& a, const Run& b);
+  Origin origin_at(const Case& c, const Run& a, const Run& b);
   // Every graph output element of r classified against the oracle's (exceptional.h); an output
   // the oracle lacks counts as differing.
   Expected<ExceptionalCounts> against_oracle(const Run& r, const Run& oracle);
@@ -76,6 +84,14 @@ class Differ {
   const CampaignAnalysisOptions& opt_;
   bool exact_;
 };
+
+// Each platform run compiled paired with the same platform run eagerly (its backend's knob table
+// names the eager value: ort opt=disabled, onednn fuse=off): (compiled, eager, backend).
+struct ModePair {
+  std::string compiled, eager, backend;
+};
+std::vector<ModePair> compiled_eager_pairs(const std::vector<std::string>& platforms,
+                                           const KnobTables& knobs);
 
 // The exceptional-values table: per (first op reading an injected input, injected kinds), each
 // platform's behaviour (campaign_exceptional.cpp).

@@ -1,4 +1,7 @@
-// infergap diff A.npy B.npy [--json]: every comparison metric for two tensors.
+// infergap diff A.npy B.npy [--json] [--expect-differ bitwise|tolerance --rtol R --atol A]: every
+// comparison metric for two tensors; with --expect-differ, exit 1 when they do not differ (a
+// finding's repro.sh checks that its difference is still there).
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -14,11 +17,26 @@ Expected<Tensor> read_any(const std::string& path) {
   if (path.size() > 3 && path.compare(path.size() - 3, 3, ".pb") == 0) return read_tensor_pb(path);
   return read_npy(path);
 }
+
+// Some element differs by more than atol + rtol * |b|, or is NaN on one side only (tolerance), or
+// any bit differs (bitwise).
+bool differs_under(const std::string& mode, const Tensor& a, const Tensor& b, const Comparison& c,
+                   double rtol, double atol) {
+  if (c.identical) return false;
+  if (mode == "bitwise" || !dtype_info(a.dtype()).is_float) return true;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double x = a.as_double(i), y = b.as_double(i);
+    if (std::isnan(x) != std::isnan(y)) return true;
+    if (!std::isnan(x) && x != y && !(std::fabs(x - y) <= atol + rtol * std::fabs(y))) return true;
+  }
+  return false;
+}
 }  // namespace
 
 void add_diff_command(CLI::App& app, int& exit_code) {
   struct Args {
-    std::string a, b;
+    std::string a, b, expect;
+    double rtol = 1e-3, atol = 1e-5;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
@@ -27,6 +45,13 @@ void add_diff_command(CLI::App& app, int& exit_code) {
   cmd->add_option("a", args->a, "First tensor (the platform)")->required();
   cmd->add_option("b", args->b, "Second tensor (the reference)")->required();
   cmd->add_flag("--json", args->json, "Print as JSON");
+  cmd->add_option("--expect-differ", args->expect,
+                  "Exit 1 unless A and B differ: in any bit, or beyond --rtol/--atol")
+      ->check(CLI::IsMember({"bitwise", "tolerance"}));
+  cmd->add_option("--rtol", args->rtol, "Relative tolerance for --expect-differ tolerance")
+      ->capture_default_str();
+  cmd->add_option("--atol", args->atol, "Absolute tolerance for --expect-differ tolerance")
+      ->capture_default_str();
   cmd->callback([args, &exit_code] {
     auto a = read_any(args->a);
     auto b = read_any(args->b);
@@ -65,6 +90,11 @@ void add_diff_command(CLI::App& app, int& exit_code) {
                      {"rows", c.rows},
                      {"top1_flips", c.top1_flips},
                      {"top5_overlap", c.top5_overlap}};
+    if (!args->expect.empty() && !differs_under(args->expect, *a, *b, c, args->rtol, args->atol)) {
+      std::fprintf(stderr, "infergap diff: %s and %s do not differ (%s)\n", args->a.c_str(),
+                   args->b.c_str(), args->expect.c_str());
+      exit_code = kExitFailures;
+    }
     if (args->json) {
       std::printf("%s\n", j.dump(2).c_str());
       return;

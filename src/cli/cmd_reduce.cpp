@@ -95,7 +95,7 @@ void print_reduction(const ReduceArgs& a, const ReduceOptions& o, const ReduceRe
 // True when reduced and written; false when the platforms agree (said on stderr, nothing written).
 Expected<bool> reduce_and_write(const ReduceArgs& a) {
   IG_ASSIGN_OR_RETURN(const ReduceOptions o, reduce_options(a));
-  ReducePlan plan{a.model, InputRequest{a.inputs, a.shapes, a.dims, a.seed}, o, a.out, nullptr};
+  ReduceJob plan{a.model, InputRequest{a.inputs, a.shapes, a.dims, a.seed}, o, a.out, nullptr};
   const bool tty = ::isatty(2);
   if (tty) {
     plan.progress = [](const std::string& s) {

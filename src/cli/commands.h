@@ -34,6 +34,7 @@ void add_import_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);
 void add_attribute_command(CLI::App& app, int& exit_code);
 void add_reduce_command(CLI::App& app, int& exit_code);
+void add_triage_command(CLI::App& app, int& exit_code);
 void add_work_command(CLI::App& app, int& exit_code);
 void add_status_command(CLI::App& app, int& exit_code);
 

@@ -39,7 +39,7 @@ Status start_platforms(WorkerPool& pool, const ReduceOptions& o) {
 }
 
 // reduce_model with its candidates in a private folder; DIR is written only once there is a result.
-Expected<ReduceResult> reduce_in_private_folder(const ReducePlan& plan, const Model& model,
+Expected<ReduceResult> reduce_in_private_folder(const ReduceJob& plan, const Model& model,
                                                 const std::map<std::string, Tensor>& feeds,
                                                 WorkerPool& pool) {
   ReduceOptions o = plan.options;
@@ -65,7 +65,7 @@ void write_repro_script(const fs::path& path, const ReduceOptions& o, const std:
 }
 
 // DIR/reduced.onnx, DIR/inputs/*.npy and DIR/repro.sh.
-Expected<ReductionFiles> write_reduction(const ReducePlan& plan, const ReduceResult& r) {
+Expected<ReductionFiles> write_reduction(const ReduceJob& plan, const ReduceResult& r) {
   const ReduceOptions& o = plan.options;
   const fs::path dir(plan.out_dir);
   std::error_code ec;
@@ -91,7 +91,7 @@ Expected<ReductionFiles> write_reduction(const ReducePlan& plan, const ReduceRes
 
 }  // namespace
 
-Expected<ReduceOutcome> reduce_and_write(const ReducePlan& plan) {
+Expected<ReduceOutcome> reduce_and_write(const ReduceJob& plan) {
   LoadOptions load;
   load.max_memory_bytes = plan.options.max_memory_bytes;
   IG_ASSIGN_OR_RETURN(const Model model, load_model(plan.model, load));

@@ -13,7 +13,7 @@
 
 namespace ig {
 
-struct ReducePlan {
+struct ReduceJob {
   std::string model;  // path
   InputRequest inputs;
   ReduceOptions options;  // work_dir and progress are set here
@@ -33,6 +33,6 @@ struct ReduceOutcome {
   ReductionFiles files;
 };
 
-Expected<ReduceOutcome> reduce_and_write(const ReducePlan& plan);
+Expected<ReduceOutcome> reduce_and_write(const ReduceJob& plan);
 
 }  // namespace ig

@@ -1,0 +1,22 @@
+// Whether a finding is a library defect (a result the ONNX operator's specification does not
+// admit) or legitimate behaviour (rounding, a declined operator, an implementation choice the
+// specification leaves open), and why, citing the operator's page of the ONNX specification.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace ig::triage {
+
+// The ONNX operator page for an op type (the last op of a fused "A+B" group; bracketed
+// attributes dropped); "" for a non-operator such as "(model)".
+std::string onnx_spec_url(const std::string& op);
+
+// {"verdict": "library defect" | "rounding" | "support gap" | "implementation choice" |
+//  "undetermined", "why": ..., "spec": url}. `explain`: the explain summary written for the
+// finding (cause, exact), or null when explain did not run; `oracle_ran`: the fp64 reference ran
+// the same case, so the model is valid and computable.
+nlohmann::json judge(const std::string& kind, const std::string& op, const nlohmann::json& explain,
+                     bool oracle_ran);
+
+}  // namespace ig::triage

@@ -1,0 +1,44 @@
+// What `infergap triage` does: group a campaign store's failures and discrepancies into findings
+// (analysis/triage_findings.h); for each signature not yet in DIR's index, reduce its smallest
+// variant (workflow/reduce.h), explain the origin node where the finding is a numeric one
+// (workflow/explain.h), judge it against the operator's specification and write
+// DIR/<id>-.../{README.md, reduced.onnx, inputs/, repro.sh}; known signatures are counted into
+// their entry instead. DIR/findings.json is the index.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "analysis/triage_findings.h"
+
+namespace ig {
+
+struct TriagePlan {
+  std::string store_path, out_dir;
+  triage::TriageOptions options;                     // tolerances and oracle; knobs are read here
+  size_t explain_trials = 60;                        // explain's configurations per finding
+  double reduce_timeout = 120;                       // seconds per reduce run
+  std::function<void(const std::string&)> progress;  // a line per step
+};
+
+struct TriageOutcome {
+  nlohmann::json index;  // the index as written
+  int64_t new_findings = 0, known_findings = 0;
+};
+
+Expected<TriageOutcome> run_triage(const TriagePlan& plan);
+
+// One finding's folder: inputs, reduction, explanation, judgement, README.md and repro.sh; fills
+// the entry's "reduced", "explain", "judgement" and "repro" (workflow/triage_folder.cpp).
+Status write_finding_folder(const Store& store, const TriagePlan& plan,
+                            const triage::Finding& finding, nlohmann::json& entry);
+
+// The folder's repro.sh (workflow/triage_repro.cpp): `infergap run` of reduced.onnx on both
+// platforms, then `infergap diff --expect-differ` on each output (or, for a failure, the run
+// of the failing platform), exiting nonzero once the difference is gone.
+Status write_repro_script(const std::string& folder, const nlohmann::json& entry,
+                          const std::vector<std::string>& input_specs,
+                          const std::vector<std::string>& outputs, double rtol, double atol);
+
+}  // namespace ig

@@ -1,0 +1,67 @@
+// The parts of triage that need no campaign: operator signatures, spec links, the verdicts and the
+// index's counting.
+#include <gtest/gtest.h>
+
+#include "analysis/triage_index.h"
+#include "analysis/triage_spec.h"
+
+namespace ig::triage {
+namespace {
+
+TEST(TriageSignature, SalientAttributesTellKernelsApart) {
+  EXPECT_EQ(op_signature("Conv", {{"group", 32}, {"kernel_shape", {3, 3}}}), "Conv[grouped,k=3x3]");
+  EXPECT_EQ(op_signature("Conv", {{"group", 1}, {"kernel_shape", {1, 1}}}), "Conv[k=1x1]");
+  EXPECT_EQ(op_signature("MaxPool", {{"kernel_shape", {2, 2}}}), "MaxPool[k=2x2]");
+  EXPECT_EQ(op_signature("Gemm", {{"transB", 1}}), "Gemm[transB]");
+  EXPECT_EQ(op_signature("Relu", nlohmann::json::object()), "Relu");
+}
+
+TEST(TriageSpec, LinksTheOperatorAndJudgesByKind) {
+  EXPECT_EQ(onnx_spec_url("Conv+Relu"), "https://onnx.ai/onnx/operators/onnx__Relu.html");
+  EXPECT_EQ(onnx_spec_url("Conv[k=3x3]"), "https://onnx.ai/onnx/operators/onnx__Conv.html");
+  EXPECT_EQ(onnx_spec_url("(model) / x"), "");
+  EXPECT_EQ(judge(kRefusal, "Erf", nullptr, true)["verdict"], "support gap");
+  EXPECT_EQ(judge(kCrash, "Conv", nullptr, true)["verdict"], "library defect");
+  EXPECT_EQ(judge("exceptional:nan", "Softplus", nullptr, true)["verdict"], "library defect");
+  // A sum overflowing its fp32 accumulator midway: range, not a wrong kernel.
+  EXPECT_EQ(judge("exceptional:nan", "Conv[k=3x3]", nullptr, true)["verdict"],
+            "implementation choice");
+  EXPECT_EQ(judge("exceptional:flush", "Add", nullptr, true)["verdict"], "implementation choice");
+  const nlohmann::json exact{{"exact", true}, {"cause", {"fma"}}};
+  const auto rounding = judge(kWrong, "Conv", exact, true);
+  EXPECT_EQ(rounding["verdict"], "rounding");
+  EXPECT_NE(rounding["why"].get<std::string>().find("fma"), std::string::npos);
+  EXPECT_EQ(judge(kWrong, "Conv", {{"exact", false}}, true)["verdict"], "undetermined");
+}
+
+Finding finding_of(std::vector<std::string> models) {
+  Finding f{"ort | wrong-result | Conv", "ort", kWrong, "Conv", {}};
+  for (const auto& m : models) {
+    Hit h;
+    h.model = m;
+    h.architecture = "resnet";
+    h.platform = "ort:opt=all,threads=1";
+    h.nodes = static_cast<int64_t>(m.size());
+    f.hits.push_back(h);
+  }
+  return f;
+}
+
+TEST(TriageIndex, KnownSignaturesAreCountedOnce) {
+  nlohmann::json index{{"findings", nlohmann::json::array()}};
+  EXPECT_EQ(next_id(index), "F001");
+  const Finding f = finding_of({"bb", "a"});
+  EXPECT_EQ(f.representative().model, "a");  // the smallest variant
+  index["findings"].push_back(new_entry(f, next_id(index)));
+  EXPECT_EQ(next_id(index), "F002");
+  nlohmann::json* e = find_entry(index, f.signature);
+  ASSERT_TRUE(e);
+  count_again(*e, finding_of({"a", "ccc"}));
+  EXPECT_EQ((*e)["variant_count"], 3);  // a, bb, ccc
+  EXPECT_EQ((*e)["architecture_count"], 1);
+  EXPECT_EQ((*e)["triage_runs"], 2);
+  EXPECT_EQ(find_entry(index, "other"), nullptr);
+}
+
+}  // namespace
+}  // namespace ig::triage
