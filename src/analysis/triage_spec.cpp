@@ -73,7 +73,15 @@ nlohmann::json judge_exceptional(const std::string& behaviour, const std::string
 }  // namespace
 
 nlohmann::json judge(const std::string& kind, const std::string& op, const nlohmann::json& explain,
-                     bool oracle_ran) {
+                     bool oracle_ran, bool fp32_reference_too) {
+  // What our own interpreter does in fp32 is no library's defect: calling it one would be a
+  // discrepancy invented by infergap.
+  if (fp32_reference_too && kind != kRefusal && kind != kCrash && kind != kError)
+    return verdict("fp32 semantics",
+                   "infergap's own fp32 reference (ref) behaves the same at this operator, so the "
+                   "difference is between fp32 arithmetic and the fp64 oracle, not a defect of "
+                   "this platform",
+                   op);
   if (kind == kRefusal)
     return verdict("support gap",
                    "the platform declines the operator or model (a documented limit of the "

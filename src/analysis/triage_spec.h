@@ -15,8 +15,10 @@ std::string onnx_spec_url(const std::string& op);
 // {"verdict": "library defect" | "rounding" | "support gap" | "implementation choice" |
 //  "undetermined", "why": ..., "spec": url}. `explain`: the explain summary written for the
 // finding (cause, exact), or null when explain did not run; `oracle_ran`: the fp64 reference ran
-// the same case, so the model is valid and computable.
+// the same case, so the model is valid and computable; `fp32_reference_too`: infergap's own fp32
+// interpreter (plain `ref`, no knobs) has a finding of the same kind at the same operator, so it
+// comes from fp32 arithmetic against the fp64 oracle, never a library defect.
 nlohmann::json judge(const std::string& kind, const std::string& op, const nlohmann::json& explain,
-                     bool oracle_ran);
+                     bool oracle_ran, bool fp32_reference_too = false);
 
 }  // namespace ig::triage

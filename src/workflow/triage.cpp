@@ -1,5 +1,7 @@
 #include "workflow/triage.h"
 
+#include <set>
+
 #include <filesystem>
 
 #include "analysis/triage_index.h"
@@ -47,9 +49,19 @@ Expected<TriageOutcome> run_triage(const TriagePlan& given) {
   TriageOutcome out;
   IG_ASSIGN_OR_RETURN(out.index, triage::read_index(plan.out_dir));
   say(plan, fmt::format("{} finding signature(s) in {}", findings.size(), plan.store_path));
+  // (kind, operator) that plain ref itself shows; a fused group by its first operator, attributes
+  // aside, so that oneDNN's Conv+Relu meets ref's Conv (leaning to "not a defect", never to
+  // inventing one).
+  auto base_op = [](const std::string& op) { return op.substr(0, op.find_first_of("+[ ")); };
+  std::set<std::pair<std::string, std::string>> in_ref;
+  for (const auto& f : findings)  // the plain fp32 reference, not a knob such as ref:nan=ignore
+    if (f.platforms().count("ref")) in_ref.insert({f.kind, base_op(f.op)});
   for (const auto& f : findings) {
     if (nlohmann::json* known = triage::find_entry(out.index, f.signature)) {
       triage::count_again(*known, f);
+      // Judged again with today's rules (the explain summary is kept): verdicts do not go stale.
+      (*known)["judgement"] = judge_finding(*store, f, known->value("explain", nlohmann::json()),
+                                            in_ref.count({f.kind, base_op(f.op)}) != 0);
       IG_RETURN_IF_ERROR(refresh_readme(plan.out_dir, *known));
       ++out.known_findings;
       continue;
@@ -57,7 +69,8 @@ Expected<TriageOutcome> run_triage(const TriagePlan& given) {
     nlohmann::json entry = triage::new_entry(f, triage::next_id(out.index));
     say(plan, fmt::format("{}: {} ({} variant(s))", entry["id"].get<std::string>(), f.signature,
                           f.variants().size()));
-    IG_RETURN_IF_ERROR(write_finding_folder(*store, plan, f, entry));
+    IG_RETURN_IF_ERROR(
+        write_finding_folder(*store, plan, f, in_ref.count({f.kind, base_op(f.op)}) != 0, entry));
     out.index["findings"].push_back(std::move(entry));
     ++out.new_findings;
     // Written after every finding: an interrupted triage keeps what it finished.

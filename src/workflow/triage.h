@@ -31,8 +31,14 @@ Expected<TriageOutcome> run_triage(const TriagePlan& plan);
 
 // One finding's folder: inputs, reduction, explanation, judgement, README.md and repro.sh; fills
 // the entry's "reduced", "explain", "judgement" and "repro" (workflow/triage_folder.cpp).
+// triage::judge for a finding of `store`, given its stored explain summary.
+nlohmann::json judge_finding(const Store& store, const triage::Finding& finding,
+                             const nlohmann::json& explain, bool fp32_reference_too);
+
+// `fp32_reference_too`: ref has a finding of the same kind and operator (triage::judge).
 Status write_finding_folder(const Store& store, const TriagePlan& plan,
-                            const triage::Finding& finding, nlohmann::json& entry);
+                            const triage::Finding& finding, bool fp32_reference_too,
+                            nlohmann::json& entry);
 
 // The folder's repro.sh (workflow/triage_repro.cpp): `infergap run` of reduced.onnx on both
 // platforms, then `infergap diff --expect-differ` on each output (or, for a failure, the run

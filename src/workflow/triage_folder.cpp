@@ -171,8 +171,14 @@ bool oracle_ran(const Store& store, const Hit& rep) {
 
 }  // namespace
 
+nlohmann::json judge_finding(const Store& store, const triage::Finding& f,
+                             const nlohmann::json& explain, bool fp32_reference_too) {
+  return triage::judge(f.kind, f.op, explain, oracle_ran(store, f.representative()),
+                       fp32_reference_too || f.platforms().count("ref") != 0);
+}
+
 Status write_finding_folder(const Store& store, const TriagePlan& plan, const triage::Finding& f,
-                            nlohmann::json& entry) {
+                            bool fp32_reference_too, nlohmann::json& entry) {
   // Absolute, so that reduce's input paths are too and repro.sh can name them relative to itself.
   const fs::path folder =
       fs::absolute(fs::path(plan.out_dir) / entry["folder"].get<std::string>()).lexically_normal();
@@ -191,8 +197,7 @@ Status write_finding_folder(const Store& store, const TriagePlan& plan, const tr
   }
   if (plan.progress) plan.progress(entry["id"].get<std::string>() + ": explain");
   entry["explain"] = explain_representative(store, plan, f);
-  entry["judgement"] =
-      triage::judge(f.kind, f.op, entry["explain"], oracle_ran(store, f.representative()));
+  entry["judgement"] = judge_finding(store, f, entry["explain"], fp32_reference_too);
   IG_RETURN_IF_ERROR(write_repro_script(folder.string(), entry, red.files.specs, red.outputs,
                                         plan.options.analysis.rtol, plan.options.analysis.atol));
   entry["repro"] = (folder / "repro.sh").string();

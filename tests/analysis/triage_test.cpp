@@ -32,6 +32,10 @@ TEST(TriageSpec, LinksTheOperatorAndJudgesByKind) {
   EXPECT_EQ(rounding["verdict"], "rounding");
   EXPECT_NE(rounding["why"].get<std::string>().find("fma"), std::string::npos);
   EXPECT_EQ(judge(kWrong, "Conv", {{"exact", false}}, true)["verdict"], "undetermined");
+  // Whatever infergap's own fp32 interpreter does too is never a library's defect.
+  EXPECT_EQ(judge("exceptional:ignore", "Conv", nullptr, true, true)["verdict"], "fp32 semantics");
+  EXPECT_EQ(judge(kWrong, "Conv", {{"exact", false}}, true, true)["verdict"], "fp32 semantics");
+  EXPECT_EQ(judge(kCrash, "Conv", nullptr, true, true)["verdict"], "library defect");
 }
 
 Finding finding_of(std::vector<std::string> models) {

@@ -24,9 +24,9 @@ TEST(ReportParents, QuantizedModelBesideItsParentGetsTheSqnrChart) {
   auto r = run_cli("study --model " + q + " --parent " + f +
                    " -p ref -p ref:qdq=int --oracle none --store " + dir.file("s.db"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("infergap compare --store " + dir.file("s.db") +
-                       " --model mlp-q --parent mlp"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("infergap compare --store " + dir.file("s.db") + " --model mlp-q --parent mlp"),
+      std::string::npos)
       << r.out;
   const std::string html = read_text(dir.file("report.html"));
   const std::string body = html.substr(html.rfind("</head>"));
@@ -37,8 +37,8 @@ TEST(ReportParents, QuantizedModelBesideItsParentGetsTheSqnrChart) {
   EXPECT_NE(body.find("\"platform\":\"ref:qdq=int\""), std::string::npos);
   EXPECT_NE(body.find("SQNR against the parent (dB)"), std::string::npos);
 
-  auto alone = run_cli("study --model " + f + " -p ref --oracle none --store " +
-                       dir.file("alone/s.db"));
+  auto alone =
+      run_cli("study --model " + f + " -p ref --oracle none --store " + dir.file("alone/s.db"));
   ASSERT_EQ(alone.exit_code, 0) << alone.err;
   EXPECT_EQ(read_text(dir.file("alone/report.html")).find("Against the float parent"),
             std::string::npos);
