@@ -1,7 +1,5 @@
 #include "workflow/parent_pair.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <set>
 
@@ -87,22 +85,6 @@ Expected<std::map<std::string, Tensor>> run_values(WorkerPool& pool, const std::
   for (auto& t : res.trace) values[t.value] = std::move(t.tensor);
   for (auto& t : res.outputs) values[t.value] = std::move(t.tensor);
   return values;
-}
-
-WorkFolder::WorkFolder(const std::string& what) {
-  dir_ = (fs::temp_directory_path() / ("infergap-" + what + "-" + std::to_string(::getpid())))
-             .string();
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-}
-
-WorkFolder::~WorkFolder() {
-  std::error_code ec;
-  fs::remove_all(dir_, ec);
-}
-
-std::string WorkFolder::file(const std::string& name) const {
-  return (fs::path(dir_) / name).string();
 }
 
 }  // namespace ig

@@ -13,6 +13,7 @@
 #include "inputs/inputs.h"
 #include "model/graph.h"
 #include "worker/worker_pool.h"
+#include "workflow/work_folder.h"
 
 namespace ig {
 
@@ -34,18 +35,5 @@ Expected<std::map<std::string, Tensor>> run_values(WorkerPool& pool, const std::
                                                    const std::string& path,
                                                    const std::map<std::string, Tensor>& feeds,
                                                    bool all_layers, double timeout_seconds);
-
-// A temporary folder for candidate models, removed with this object.
-class WorkFolder {
- public:
-  explicit WorkFolder(const std::string& what);
-  ~WorkFolder();
-  WorkFolder(const WorkFolder&) = delete;
-  WorkFolder& operator=(const WorkFolder&) = delete;
-  std::string file(const std::string& name) const;
-
- private:
-  std::string dir_;
-};
 
 }  // namespace ig

@@ -1,7 +1,5 @@
 #include "workflow/reduce.h"
 
-#include <unistd.h>
-
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +7,7 @@
 #include "backends/ref/ref_opsets.h"
 #include "model/npy.h"
 #include "model/onnx_model.h"
+#include "workflow/work_folder.h"
 
 namespace ig {
 
@@ -43,15 +42,10 @@ Expected<ReduceResult> reduce_in_private_folder(const ReduceJob& plan, const Mod
                                                 const std::map<std::string, Tensor>& feeds,
                                                 WorkerPool& pool) {
   ReduceOptions o = plan.options;
-  const fs::path work =
-      fs::temp_directory_path() / ("infergap-reduce-" + std::to_string(::getpid()));
-  std::error_code ec;
-  fs::create_directories(work, ec);
-  o.work_dir = work.string();
+  const WorkFolder work("reduce");
+  o.work_dir = work.path();
   o.progress = plan.progress;
-  auto result = reduce_model(plan.model, model, feeds, pool, o);
-  fs::remove_all(work, ec);
-  return result;
+  return reduce_model(plan.model, model, feeds, pool, o);
 }
 
 void write_repro_script(const fs::path& path, const ReduceOptions& o, const std::string& model,

@@ -1,7 +1,5 @@
 // One finding's folder (workflow/triage.h): the representative's stored inputs, its reduction,
 // the explanation of its origin node, the judgement, README.md and repro.sh.
-#include <unistd.h>
-
 #include <filesystem>
 
 #include "analysis/triage_index.h"
@@ -13,6 +11,7 @@
 #include "workflow/explain.h"
 #include "workflow/reduce.h"
 #include "workflow/triage.h"
+#include "workflow/work_folder.h"
 
 namespace ig {
 
@@ -97,9 +96,8 @@ Expected<Reduced> reduce_representative(const Store& store, const TriagePlan& pl
     IG_ASSIGN_OR_RETURN(out.files, keep_variant(store, rep, folder, out.outputs));
     return out;
   }
-  const fs::path scratch =
-      fs::temp_directory_path() / fmt::format("infergap-triage-{}-inputs", ::getpid());
-  IG_ASSIGN_OR_RETURN(const Files stored, write_stored_inputs(store, rep.input, scratch));
+  const WorkFolder scratch("triage-inputs");  // removed on every way out, errors included
+  IG_ASSIGN_OR_RETURN(const Files stored, write_stored_inputs(store, rep.input, scratch.path()));
   ReduceJob rp;
   rp.model = rep.model_path;
   rp.inputs = InputRequest{stored.specs, {}, {}, 0};
@@ -112,8 +110,6 @@ Expected<Reduced> reduce_representative(const Store& store, const TriagePlan& pl
   rp.out_dir = folder.string();
   out.json["criterion"] = reduce_criterion_name(rp.options.criterion);
   auto reduced = reduce_and_write(rp);
-  std::error_code ec;
-  fs::remove_all(scratch, ec);
   if (!reduced.ok() || reduced->result.agree) {
     out.json["why_not"] =
         !reduced.ok() ? "reduce failed: " + reduced.status().message()
