@@ -72,6 +72,7 @@ Expected<std::vector<ParentCase>> compare_with_parent(const StudyData& study,
                                                       TensorCache& cache) {
   std::vector<ParentCase> out;
   bool derived_seen = false, parent_seen = false;
+  std::map<std::string, std::map<std::string, QuantizedView>> views_by_file;  // read once each
   for (const auto& d : study.cases) {
     if (!names(d, derived_model)) continue;
     derived_seen = true;
@@ -81,7 +82,10 @@ Expected<std::vector<ParentCase>> compare_with_parent(const StudyData& study,
       if (p.input != d.input || p.model == d.model) continue;
       ParentCase pc{d.label(), p.label(), {}};
       const std::set<std::string> outputs(d.outputs.begin(), d.outputs.end());
-      const auto views = views_of(d.model_path);
+      auto file = views_by_file.find(d.model_path);
+      if (file == views_by_file.end())
+        file = views_by_file.emplace(d.model_path, views_of(d.model_path)).first;
+      const auto& views = file->second;
       for (const auto& n : d.nodes) {
         for (const auto& v : n.outputs) {
           ParentRow row{v, n.name, n.op_type, outputs.count(v) != 0, {}};

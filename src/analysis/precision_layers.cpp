@@ -54,6 +54,8 @@ bool collect_layer(const onnx::GraphProto& g, const GraphIndex& ix,
   }
   layer.nodes.assign(nodes.begin(), nodes.end());
   layer.boundary.assign(boundary.begin(), boundary.end());
+  for (int i : layer.nodes)
+    if (!is_plumbing(g.node(i).op_type())) layer.members.push_back(g.node(i).name());
   return true;
 }
 
@@ -75,7 +77,7 @@ std::vector<PrecisionLayer> match_layers(const onnx::GraphProto& derived,
     if (is_plumbing(n.op_type())) continue;
     for (const auto& o : n.output()) {
       if (o.empty() || !shared.count(o)) continue;
-      PrecisionLayer layer{o, n.name(), n.op_type(), {}, {}, {}};
+      PrecisionLayer layer{o, n.name(), n.op_type(), {}, {}, {}, {}};
       if (!collect_layer(derived, ix, shared, i, layer)) continue;
       if (auto v = views.find(o); v != views.end()) {
         layer.view = v->second;

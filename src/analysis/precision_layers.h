@@ -27,6 +27,7 @@ struct PrecisionLayer {
   std::string node, op_type;          // the derived model's node producing it
   std::vector<int> nodes;             // derived graph indices of the layer's nodes, in order
   std::vector<std::string> boundary;  // values entering it that the parent has
+  std::vector<std::string> members;   // its nodes other than Q/DQ/Cast (a fused group: several)
   // Set when the derived model quantizes the output: the layer is measured after that
   // QuantizeLinear (dequantized), the value the next layer reads and integer platforms trace.
   std::optional<QuantizedView> view;

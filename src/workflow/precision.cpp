@@ -205,13 +205,7 @@ class PrecisionRun {
     }
     for (size_t k = 0; k < layers.size(); ++k) {
       const auto& l = layers[k];
-      LayerError e{l.value, l.node, l.op_type, {}, {}, {}};
-      for (int i : l.nodes) {
-        const auto& n = pair_.derived.graph().node(i);
-        if (n.op_type() != "QuantizeLinear" && n.op_type() != "DequantizeLinear" &&
-            n.op_type() != "Cast")
-          e.members.push_back(n.name());
-      }
+      LayerError e{l.value, l.node, l.op_type, l.members, {}, {}};
       const Tensor& p = parent_.at(l.value);
       const std::string traced =
           l.view && derived.count(l.view->q_value) ? l.view->q_value : l.value;
