@@ -91,7 +91,7 @@ QModel qlinear_matmul(float b_scale, int b_zp_type) {
   return q;
 }
 
-std::string bytes_of(const onnx::ModelProto& m) {
+std::string serialized_quant_model(const onnx::ModelProto& m) {
   std::string out;
   m.SerializeToString(&out);
   return out;
@@ -102,7 +102,8 @@ std::string bytes_of(const onnx::ModelProto& m) {
 std::vector<HostileCase> quant_cases(const std::string& dir) {
   std::vector<HostileCase> cases;
   auto add = [&](const std::string& name, const QModel& q, std::vector<std::string> expect) {
-    cases.push_back({name, put(dir, name, "model.onnx", bytes_of(q.m)), {}, std::move(expect)});
+    cases.push_back(
+        {name, put(dir, name, "model.onnx", serialized_quant_model(q.m)), {}, std::move(expect)});
   };
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();

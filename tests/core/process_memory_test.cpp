@@ -24,6 +24,9 @@ pid_t fork_hungry_child(int ready_fd) {
   (void)::fork();  // the grandchild: both run the code below
   char* p = static_cast<char*>(std::malloc(kChildBytes));
   std::memset(p, 1, kChildBytes);
+  // The pages must stay touched: a buffer nothing reads lets the optimiser drop malloc and memset
+  // (it did in a unity build). The empty asm "reads" all memory through p.
+  asm volatile("" : : "r"(p) : "memory");
   const char c = 1;
   if (::write(ready_fd, &c, 1) != 1) ::_exit(1);
   ::pause();

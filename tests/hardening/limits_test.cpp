@@ -3,6 +3,8 @@
 // node or tensor, and the size.
 #include <gtest/gtest.h>
 
+#include "../support/expect_error.h"
+
 #include <nlohmann/json.hpp>
 
 #include "../support/cli.h"
@@ -22,13 +24,6 @@ using testing::TempDir;
 
 constexpr uint64_t kGiB = uint64_t{1} << 30;
 
-void expect_error(const Status& st, std::initializer_list<std::string> fragments) {
-  ASSERT_FALSE(st.ok());
-  for (const auto& f : fragments)
-    EXPECT_NE(st.message().find(f), std::string::npos) << "missing '" << f << "' in\n"
-                                                       << st.message();
-}
-
 Status load(const onnx::ModelProto& m, const std::string& path, uint64_t budget,
             int max_depth = 32) {
   testing::write_model(m, path);
@@ -44,10 +39,10 @@ TEST(Limits, ParsesSizesWithUnits) {
   EXPECT_EQ(*parse_byte_size("1.5GiB"), 3 * kGiB / 2);
   EXPECT_EQ(*parse_byte_size("64K"), uint64_t{65536});
   EXPECT_EQ(*parse_byte_size("1048576"), uint64_t{1048576});
-  expect_error(parse_byte_size("12Q").status(), {"'12Q'", "unknown unit 'Q'"});
-  expect_error(parse_byte_size("lots").status(), {"'lots' is not a size"});
-  expect_error(parse_byte_size("0").status(), {"not a usable size"});
-  expect_error(parse_byte_size("-1G").status(), {"not a usable size"});
+  testing::expect_error(parse_byte_size("12Q").status(), {"'12Q'", "unknown unit 'Q'"});
+  testing::expect_error(parse_byte_size("lots").status(), {"'lots' is not a size"});
+  testing::expect_error(parse_byte_size("0").status(), {"not a usable size"});
+  testing::expect_error(parse_byte_size("-1G").status(), {"not a usable size"});
   EXPECT_GT(default_memory_budget(), uint64_t{0});
   EXPECT_EQ(describe_bytes(3 * kGiB / 2), "1.5 GiB (1610612736 bytes)");
 }
@@ -61,9 +56,9 @@ TEST(Limits, InitializerOverTheBudgetNamesFileTensorAndSize) {
   w->add_dims(100000);
   w->add_dims(100000);
   w->set_raw_data(std::string(4, '\0'));  // the declaration alone must be refused
-  expect_error(load(m, dir.file("big.onnx"), kGiB),
-               {"big.onnx", "initializer tensor 'W' float[100000,100000]",
-                "needs 37.3 GiB (40000000000 bytes)", "limit of 1.0 GiB", "--max-memory"});
+  testing::expect_error(load(m, dir.file("big.onnx"), kGiB),
+                        {"big.onnx", "initializer tensor 'W' float[100000,100000]",
+                         "needs 37.3 GiB (40000000000 bytes)", "limit of 1.0 GiB", "--max-memory"});
 }
 
 TEST(Limits, InitializersTogetherOverTheBudget) {
@@ -76,7 +71,7 @@ TEST(Limits, InitializersTogetherOverTheBudget) {
     w->add_dims(100);
     w->set_raw_data(std::string(400, '\0'));
   }
-  expect_error(
+  testing::expect_error(
       load(m, dir.file("three.onnx"), 1000),
       {"three.onnx", "the initializers together needs 1.2 KiB (1200 bytes)", "limit of 1000"});
   EXPECT_TRUE(load(m, dir.file("three.onnx"), 1200).ok());
@@ -89,9 +84,9 @@ TEST(Limits, GraphInputDeclaredOverTheBudget) {
       m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
   shape->mutable_dim(0)->set_dim_value(3);
   for (int i = 0; i < 2; ++i) shape->add_dim()->set_dim_value(100000);
-  expect_error(load(m, dir.file("in.onnx"), 4 * kGiB),
-               {"in.onnx", "graph input 'X' declared as float[3,100000,100000]", "111.8 GiB",
-                "limit of 4.0 GiB"});
+  testing::expect_error(load(m, dir.file("in.onnx"), 4 * kGiB),
+                        {"in.onnx", "graph input 'X' declared as float[3,100000,100000]",
+                         "111.8 GiB", "limit of 4.0 GiB"});
 }
 
 TEST(Limits, ShapeInferredValueOverTheBudgetNamesItsNode) {
@@ -107,7 +102,7 @@ TEST(Limits, ShapeInferredValueOverTheBudgetNamesItsNode) {
   for (int64_t d : {2000, 1000, 1000}) shape->add_int64_data(d);
   add_node(g, "Expand", "grow", {"X", "S"}, {"E"});
   add_node(g, "Relu", "relu", {"E"}, {"Y"});
-  expect_error(
+  testing::expect_error(
       load(m, dir.file("expand.onnx"), kGiB),
       {"expand.onnx", "output of Expand 'grow', value 'E' declared as float[2000,1000,1000]",
        "7.5 GiB", "limit of 1.0 GiB"});
@@ -122,7 +117,7 @@ TEST(Limits, ConstantAttributeTensorOverTheBudgetNamesTheNode) {
   a->set_type(onnx::AttributeProto::TENSOR);
   a->mutable_t()->set_data_type(onnx::TensorProto::DOUBLE);
   a->mutable_t()->add_dims(int64_t{1} << 28);
-  expect_error(
+  testing::expect_error(
       load(m, dir.file("const.onnx"), kGiB),
       {"const.onnx", "Constant 'huge', attribute 'value' tensor", "double[268435456]", "2.0 GiB"});
 }
@@ -145,14 +140,15 @@ onnx::ModelProto nested_ifs(int depth) {
 
 TEST(Limits, SubgraphsNestedTooDeepNameTheNodes) {
   TempDir dir;
-  expect_error(load(nested_ifs(5), dir.file("nest.onnx"), kGiB, 3),
-               {"nest.onnx", "If 'if0' subgraph 'then_branch'", "If 'if3' subgraph 'then_branch'",
-                "nested deeper than 3 levels"});
-  expect_error(load(nested_ifs(34), dir.file("nest34.onnx"), kGiB),
-               {"nest34.onnx", "nested deeper than 32 levels"});
+  testing::expect_error(load(nested_ifs(5), dir.file("nest.onnx"), kGiB, 3),
+                        {"nest.onnx", "If 'if0' subgraph 'then_branch'",
+                         "If 'if3' subgraph 'then_branch'", "nested deeper than 3 levels"});
+  testing::expect_error(load(nested_ifs(34), dir.file("nest34.onnx"), kGiB),
+                        {"nest34.onnx", "nested deeper than 32 levels"});
   // Far deeper: refused by the parser's recursion limit, before anything recurses.
-  expect_error(load(nested_ifs(300), dir.file("nest300.onnx"), kGiB),
-               {"nest300.onnx", "not a valid ONNX protobuf", "nested more than 116 levels"});
+  testing::expect_error(
+      load(nested_ifs(300), dir.file("nest300.onnx"), kGiB),
+      {"nest300.onnx", "not a valid ONNX protobuf", "nested more than 116 levels"});
 }
 
 TEST(Limits, ProtobufSizeIsCheckedBeforeReading) {
@@ -160,8 +156,8 @@ TEST(Limits, ProtobufSizeIsCheckedBeforeReading) {
   testing::write_model(testing::mini_resnet(), dir.file("m.onnx"));
   LoadOptions options;
   options.max_file_bytes = 1000;
-  expect_error(load_model(dir.file("m.onnx"), options).status(),
-               {"m.onnx", "over the limit of 1000 bytes"});
+  testing::expect_error(load_model(dir.file("m.onnx"), options).status(),
+                        {"m.onnx", "over the limit of 1000 bytes"});
 }
 
 TEST(Limits, RunAndStudyTakeMaxMemory) {

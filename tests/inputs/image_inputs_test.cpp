@@ -1,6 +1,8 @@
 // Image inputs: PNG and JPEG files with known pixels preprocess to the expected tensors.
 #include <gtest/gtest.h>
 
+#include "../support/input_spec.h"
+
 #include <cmath>
 #include <fstream>
 
@@ -23,11 +25,6 @@ InputTarget image_target(std::vector<int64_t> dims, DType dtype = DType::kFloat3
   return t;
 }
 
-Expected<NamedInput> make(const std::string& spec, const InputTarget& t) {
-  IG_ASSIGN_OR_RETURN(InputSource src, parse_input_source(spec));
-  return make_input(src, t, 0);
-}
-
 // Pixel (x, y) = (7x, 5y, 3(x+y)) mod 256: every channel and position distinguishable.
 RgbImage pattern(int w, int h) {
   RgbImage img{w, h, std::vector<uint8_t>(static_cast<size_t>(w) * h * 3)};
@@ -45,7 +42,8 @@ TEST(ImageInputs, PngWithCifarPresetIsRgbOver255InNchw) {
   TempDir dir;
   const RgbImage img = pattern(32, 32);
   ASSERT_TRUE(write_rgb_image(dir.file("p.png"), img).ok());
-  auto in = make("image:" + dir.file("p.png") + ",preset=cifar", image_target({-1, 3, 32, 32}));
+  auto in = testing::input_from_spec("image:" + dir.file("p.png") + ",preset=cifar",
+                                     image_target({-1, 3, 32, 32}));
   ASSERT_TRUE(in.ok()) << in.status().to_string();
   ASSERT_EQ(in->tensor.shape(), (Shape{1, 3, 32, 32}));
   const float* v = in->tensor.data<float>();
@@ -62,7 +60,8 @@ TEST(ImageInputs, ImagenetPresetCropsTheCenterAndNormalises) {
   TempDir dir;
   const RgbImage img = pattern(256, 256);  // already 256: no resize, crop 16 on each side
   ASSERT_TRUE(write_rgb_image(dir.file("p.png"), img).ok());
-  auto in = make(dir.file("p.png") + ",preset=imagenet", image_target({1, 3, 224, 224}));
+  auto in = testing::input_from_spec(dir.file("p.png") + ",preset=imagenet",
+                                     image_target({1, 3, 224, 224}));
   ASSERT_TRUE(in.ok()) << in.status().to_string();
   const double mean[] = {0.485, 0.456, 0.406}, sd[] = {0.229, 0.224, 0.225};
   const float* v = in->tensor.data<float>();
@@ -83,7 +82,8 @@ TEST(ImageInputs, DownscaleAveragesConstantBlocks) {
     for (int x = 0; x < 64; ++x)
       for (int c = 0; c < 3; ++c) img.at(x, y)[c] = small.rgb[((y / 2) * 32 + x / 2) * 3 + c];
   ASSERT_TRUE(write_rgb_image(dir.file("big.png"), img).ok());
-  auto in = make("image:" + dir.file("big.png"), image_target({1, 3, 32, 32}));  // cifar by size
+  auto in = testing::input_from_spec("image:" + dir.file("big.png"),
+                                     image_target({1, 3, 32, 32}));  // cifar by size
   ASSERT_TRUE(in.ok()) << in.status().to_string();
   const float* v = in->tensor.data<float>();
   for (int c = 0; c < 3; ++c)
@@ -103,7 +103,7 @@ TEST(ImageInputs, JpegOfConstantBlocksDecodesToTheKnownPixels) {
     for (int x = 0; x < 32; ++x)
       for (int c = 0; c < 3; ++c) img.at(x, y)[c] = level(x, y);
   ASSERT_TRUE(write_rgb_image(dir.file("g.jpg"), img, 100).ok());
-  auto in = make(dir.file("g.jpg"), image_target({1, 3, 32, 32}));
+  auto in = testing::input_from_spec(dir.file("g.jpg"), image_target({1, 3, 32, 32}));
   ASSERT_TRUE(in.ok()) << in.status().to_string();
   const float* v = in->tensor.data<float>();
   for (int c = 0; c < 3; ++c)
@@ -118,37 +118,40 @@ TEST(ImageInputs, FoldersBecomeSortedBatchesAndErrorsNameTheFile) {
   ASSERT_TRUE(write_rgb_image(dir.file("b.png"), pattern(40, 30)).ok());
   ASSERT_TRUE(write_rgb_image(dir.file("a.jpg"), pattern(20, 50)).ok());
   std::ofstream(dir.file("notes.txt")) << "not an image";
-  auto all = make("image:" + dir.path.string() + ",preset=cifar", image_target({-1, 3, 32, 32}));
+  auto all = testing::input_from_spec("image:" + dir.path.string() + ",preset=cifar",
+                                      image_target({-1, 3, 32, 32}));
   ASSERT_TRUE(all.ok()) << all.status().to_string();
   EXPECT_EQ(all->tensor.shape(), (Shape{2, 3, 32, 32}));
-  auto second = make(dir.path.string() + ",index=1", image_target({-1, 3, 32, 32}));
+  auto second =
+      testing::input_from_spec(dir.path.string() + ",index=1", image_target({-1, 3, 32, 32}));
   ASSERT_TRUE(second.ok());
-  auto b = make(dir.file("b.png"), image_target({-1, 3, 32, 32}));
+  auto b = testing::input_from_spec(dir.file("b.png"), image_target({-1, 3, 32, 32}));
   EXPECT_TRUE(second->tensor.bitwise_equal(b->tensor));  // sorted: a.jpg, b.png
 
-  auto fixed = make(dir.path.string(), image_target({1, 3, 32, 32}));
+  auto fixed = testing::input_from_spec(dir.path.string(), image_target({1, 3, 32, 32}));
   ASSERT_FALSE(fixed.ok());
   EXPECT_NE(fixed.status().message().find("batch of 1"), std::string::npos);
   std::ofstream(dir.file("broken.png")) << "not a png";
-  auto broken = make(dir.file("broken.png"), image_target({1, 3, 32, 32}));
+  auto broken = testing::input_from_spec(dir.file("broken.png"), image_target({1, 3, 32, 32}));
   ASSERT_FALSE(broken.ok());
   EXPECT_NE(broken.status().message().find("broken.png"), std::string::npos);
-  auto odd = make(dir.file("b.png"), image_target({1, 3, 48, 48}));
+  auto odd = testing::input_from_spec(dir.file("b.png"), image_target({1, 3, 48, 48}));
   ASSERT_FALSE(odd.ok());
   EXPECT_NE(odd.status().message().find("preset="), std::string::npos);
   TempDir empty;
-  EXPECT_FALSE(make("image:" + empty.path.string(), image_target({1, 3, 32, 32})).ok());
+  EXPECT_FALSE(
+      testing::input_from_spec("image:" + empty.path.string(), image_target({1, 3, 32, 32})).ok());
 }
 
 TEST(ImageInputs, GrayscaleAndNhwcLayouts) {
   TempDir dir;
   const RgbImage img = pattern(32, 32);
   ASSERT_TRUE(write_rgb_image(dir.file("p.png"), img).ok());
-  auto nhwc = make(dir.file("p.png"), image_target({1, 32, 32, 3}));
+  auto nhwc = testing::input_from_spec(dir.file("p.png"), image_target({1, 32, 32, 3}));
   ASSERT_TRUE(nhwc.ok()) << nhwc.status().to_string();
   EXPECT_EQ(nhwc->tensor.data<float>()[(5 * 32 + 9) * 3 + 2],
             static_cast<float>(img.rgb[(5 * 32 + 9) * 3 + 2] / 255.0));
-  auto gray = make(dir.file("p.png"), image_target({1, 1, 32, 32}));
+  auto gray = testing::input_from_spec(dir.file("p.png"), image_target({1, 1, 32, 32}));
   ASSERT_TRUE(gray.ok()) << gray.status().to_string();
   EXPECT_EQ(gray->tensor.shape(), (Shape{1, 1, 32, 32}));
 }
@@ -161,8 +164,9 @@ TEST(DemoImages, WrittenFilesDecodeToTheGeneratedPixels) {
   ASSERT_EQ(files->size(), images.size());
   for (const auto& d : images) {
     if (d.file.ends_with(".jpg")) continue;  // lossy
-    auto in = make(dir.file(d.file) + ",preset=none",
-                   image_target({1, 3, d.image.height, d.image.width}, DType::kFloat64));
+    auto in = testing::input_from_spec(
+        dir.file(d.file) + ",preset=none",
+        image_target({1, 3, d.image.height, d.image.width}, DType::kFloat64));
     ASSERT_TRUE(in.ok()) << in.status().to_string();
     const double* v = in->tensor.data<double>();
     const int64_t plane = static_cast<int64_t>(d.image.width) * d.image.height;
@@ -172,9 +176,10 @@ TEST(DemoImages, WrittenFilesDecodeToTheGeneratedPixels) {
   // The committed copies in data/images are what the generator makes.
   for (const auto& d : images) {
     const std::string committed = std::string(INFERGAP_SOURCE_DIR) + "/data/images/" + d.file;
-    auto a = make(committed + ",preset=none", image_target({1, 3, d.image.height, d.image.width}));
-    auto b = make(dir.file(d.file) + ",preset=none",
-                  image_target({1, 3, d.image.height, d.image.width}));
+    auto a = testing::input_from_spec(committed + ",preset=none",
+                                      image_target({1, 3, d.image.height, d.image.width}));
+    auto b = testing::input_from_spec(dir.file(d.file) + ",preset=none",
+                                      image_target({1, 3, d.image.height, d.image.width}));
     ASSERT_TRUE(a.ok()) << a.status().to_string();
     EXPECT_TRUE(a->tensor.bitwise_equal(b->tensor)) << d.file << ": run scripts/make-images";
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/input_spec.h"
+
 #include <cfloat>
 #include <cmath>
 #include <fstream>
@@ -27,14 +29,9 @@ InputTarget target(DType dtype, std::vector<int64_t> dims, const std::string& na
   return t;
 }
 
-Expected<NamedInput> make(const std::string& spec, const InputTarget& t, uint64_t seed = 0) {
-  IG_ASSIGN_OR_RETURN(InputSource src, parse_input_source(spec));
-  return make_input(src, t, seed);
-}
-
 // The recipe recreates the tensor bit for bit.
 void expect_recipe_recreates(const NamedInput& in, const InputTarget& t) {
-  auto again = make(in.source, t, 999);
+  auto again = testing::input_from_spec(in.source, t, 999);
   ASSERT_TRUE(again.ok()) << in.source << ": " << again.status().to_string();
   EXPECT_TRUE(again->tensor.bitwise_equal(in.tensor)) << in.source;
   EXPECT_EQ(again->hash, in.hash);
@@ -43,19 +40,19 @@ void expect_recipe_recreates(const NamedInput& in, const InputTarget& t) {
 
 TEST(Inputs, UniformDefaultIsThePapersGeneratorAndRecipeRecreatesIt) {
   const auto t = target(DType::kFloat32, {-1, 3, 4, 4});
-  auto in = make("random:uniform,seed=3", t);
+  auto in = testing::input_from_spec("random:uniform,seed=3", t);
   ASSERT_TRUE(in.ok()) << in.status().to_string();
   EXPECT_TRUE(in->tensor.bitwise_equal(
       random_uniform_tensor(DType::kFloat32, {1, 3, 4, 4}, derive_seed(3, "x"))));
   EXPECT_EQ(in->source, "random:uniform,lo=0,hi=1,seed=3,shape=1x3x4x4,dtype=float");
   expect_recipe_recreates(*in, t);
-  auto other = make("random:uniform,seed=4", t);
+  auto other = testing::input_from_spec("random:uniform,seed=4", t);
   EXPECT_NE(other->hash, in->hash);
 }
 
 TEST(Inputs, NormalAndRangedUniformHaveTheirMoments) {
   const auto t = target(DType::kFloat64, {1, 20000});
-  auto n = make("random:normal,mean=2,std=0.5,seed=1", t);
+  auto n = testing::input_from_spec("random:normal,mean=2,std=0.5,seed=1", t);
   ASSERT_TRUE(n.ok()) << n.status().to_string();
   double mean = 0, sq = 0;
   for (double v : n->tensor.values<double>()) mean += v;
@@ -64,7 +61,7 @@ TEST(Inputs, NormalAndRangedUniformHaveTheirMoments) {
   EXPECT_NEAR(mean, 2.0, 0.02);
   EXPECT_NEAR(std::sqrt(sq / 20000), 0.5, 0.02);
   expect_recipe_recreates(*n, t);
-  auto u = make("random:uniform,lo=-3,hi=-2", t);
+  auto u = testing::input_from_spec("random:uniform,lo=-3,hi=-2", t);
   ASSERT_TRUE(u.ok());
   for (double v : u->tensor.values<double>()) ASSERT_TRUE(v >= -3 && v < -2);
   expect_recipe_recreates(*u, t);
@@ -72,11 +69,11 @@ TEST(Inputs, NormalAndRangedUniformHaveTheirMoments) {
 
 TEST(Inputs, ModelRangeComesFromMetadata) {
   auto t = target(DType::kFloat32, {1, 1000});
-  auto missing = make("random:model", t);
+  auto missing = testing::input_from_spec("random:model", t);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("infergap.input.x.range"), std::string::npos);
   t.metadata["infergap.input.x.range"] = "-2.5,4";
-  auto in = make("random:model,seed=2", t);
+  auto in = testing::input_from_spec("random:model,seed=2", t);
   ASSERT_TRUE(in.ok()) << in.status().to_string();
   float lo = 1e9f, hi = -1e9f;
   for (float v : in->tensor.values<float>()) lo = std::min(lo, v), hi = std::max(hi, v);
@@ -89,7 +86,7 @@ TEST(Inputs, ModelRangeComesFromMetadata) {
 
 TEST(Inputs, InjectsExceptionalValuesAtPositionsAndRates) {
   const auto t = target(DType::kFloat32, {1, 1000});
-  auto in = make(
+  auto in = testing::input_from_spec(
       "random:uniform,inject=nan@0/1,inject=-inf@2,inject=-zero@3,inject=denormal@4,"
       "inject=huge@5,inject=-huge@6,inject=inf@7",
       t);
@@ -104,15 +101,15 @@ TEST(Inputs, InjectsExceptionalValuesAtPositionsAndRates) {
   EXPECT_EQ(v[7], INFINITY);
   expect_recipe_recreates(*in, t);
 
-  auto rate = make("random:normal,seed=9,inject=nan@2%", t);
+  auto rate = testing::input_from_spec("random:normal,seed=9,inject=nan@2%", t);
   ASSERT_TRUE(rate.ok());
   int nans = 0;
   for (float x : rate->tensor.values<float>()) nans += std::isnan(x);
   EXPECT_EQ(nans, 20);
   expect_recipe_recreates(*rate, t);
 
-  auto half =
-      make("random:uniform,inject=huge@0,inject=denormal@1", target(DType::kFloat16, {1, 4}));
+  auto half = testing::input_from_spec("random:uniform,inject=huge@0,inject=denormal@1",
+                                       target(DType::kFloat16, {1, 4}));
   ASSERT_TRUE(half.ok());
   EXPECT_EQ(static_cast<float>(half->tensor.data<Float16>()[0]), 65504.0f);
   EXPECT_EQ(static_cast<float>(half->tensor.data<Float16>()[1]), std::ldexp(1.0f, -15));
@@ -121,7 +118,7 @@ TEST(Inputs, InjectsExceptionalValuesAtPositionsAndRates) {
 TEST(Inputs, BadSpecsNameTheProblem) {
   const auto t = target(DType::kFloat32, {1, 4});
   auto err = [&](const std::string& spec) {
-    auto in = make(spec, t);
+    auto in = testing::input_from_spec(spec, t);
     return in.ok() ? std::string("ok") : in.status().message();
   };
   EXPECT_NE(err("random:cauchy").find("unknown distribution"), std::string::npos);
@@ -133,7 +130,8 @@ TEST(Inputs, BadSpecsNameTheProblem) {
   EXPECT_NE(err("random:uniform,seed=-1").find("seed"), std::string::npos);
   EXPECT_NE(err("missing.npy").find("missing.npy"), std::string::npos);
   EXPECT_NE(err("random:uniform,inject=nan@9").find("test.onnx: input 'x'"), std::string::npos);
-  auto ints = make("random:uniform,inject=nan@0", target(DType::kInt64, {1, 4}));
+  auto ints =
+      testing::input_from_spec("random:uniform,inject=nan@0", target(DType::kInt64, {1, 4}));
   ASSERT_FALSE(ints.ok());
   EXPECT_NE(ints.status().message().find("floats only"), std::string::npos);
 }
@@ -142,12 +140,12 @@ TEST(Inputs, FilesKeepTheirValuesAndCanTakeInjections) {
   TempDir dir;
   const Tensor t = Tensor::from_vector<float>({1, 2, 3, 4}, {1, 4});
   ASSERT_TRUE(write_npy(t, dir.file("a.npy")).ok());
-  auto in = make(dir.file("a.npy"), target(DType::kFloat32, {1, 4}));
+  auto in = testing::input_from_spec(dir.file("a.npy"), target(DType::kFloat32, {1, 4}));
   ASSERT_TRUE(in.ok()) << in.status().to_string();
   EXPECT_TRUE(in->tensor.bitwise_equal(t));
   EXPECT_EQ(in->source, "file:" + dir.file("a.npy"));
-  auto injected =
-      make("file:" + dir.file("a.npy") + ",inject=nan@1", target(DType::kFloat32, {1, 4}));
+  auto injected = testing::input_from_spec("file:" + dir.file("a.npy") + ",inject=nan@1",
+                                           target(DType::kFloat32, {1, 4}));
   ASSERT_TRUE(injected.ok());
   EXPECT_TRUE(std::isnan(injected->tensor.data<float>()[1]));
   EXPECT_EQ(t.data<float>()[1], 2.0f);  // the file's tensor is not modified in place

@@ -1,6 +1,8 @@
 // Bad and hostile models: every case is a clear error naming the file and the problem.
 #include <gtest/gtest.h>
 
+#include "../support/expect_error.h"
+
 #include <filesystem>
 #include <fstream>
 
@@ -21,21 +23,15 @@ std::string save(const TempDir& dir, const onnx::ModelProto& m,
   return path;
 }
 
-void expect_error(const Status& st, std::initializer_list<std::string> fragments) {
-  ASSERT_FALSE(st.ok());
-  for (const auto& f : fragments)
-    EXPECT_NE(st.message().find(f), std::string::npos) << st.message();
-}
-
 TEST(BadModel, MissingFile) {
-  expect_error(load_model("/nonexistent/model.onnx").status(),
-               {"/nonexistent/model.onnx", "no such file"});
+  testing::expect_error(load_model("/nonexistent/model.onnx").status(),
+                        {"/nonexistent/model.onnx", "no such file"});
 }
 
 TEST(BadModel, EmptyFile) {
   TempDir dir;
   std::ofstream(dir.file("empty.onnx")).close();
-  expect_error(load_model(dir.file("empty.onnx")).status(), {"empty.onnx", "empty"});
+  testing::expect_error(load_model(dir.file("empty.onnx")).status(), {"empty.onnx", "empty"});
 }
 
 TEST(BadModel, TruncatedFile) {
@@ -43,22 +39,22 @@ TEST(BadModel, TruncatedFile) {
   std::string bytes;
   ASSERT_TRUE(relu_model().SerializeToString(&bytes));
   ASSERT_TRUE(write_file_bytes(dir.file("cut.onnx"), bytes.substr(0, bytes.size() / 2)).ok());
-  expect_error(load_model(dir.file("cut.onnx")).status(),
-               {"cut.onnx", "not a valid ONNX protobuf"});
+  testing::expect_error(load_model(dir.file("cut.onnx")).status(),
+                        {"cut.onnx", "not a valid ONNX protobuf"});
 }
 
 TEST(BadModel, NotProtobufAtAll) {
   TempDir dir;
   ASSERT_TRUE(write_file_bytes(dir.file("text.onnx"), "this is a text file, not a model\n").ok());
   auto st = load_model(dir.file("text.onnx")).status();
-  expect_error(st, {"text.onnx"});
+  testing::expect_error(st, {"text.onnx"});
 }
 
 TEST(BadModel, UnknownOperatorIsNamed) {
   TempDir dir;
   auto m = relu_model();
   m.mutable_graph()->mutable_node(0)->set_op_type("Frobnicate");
-  expect_error(load_model(save(dir, m)).status(), {"model.onnx", "Frobnicate"});
+  testing::expect_error(load_model(save(dir, m)).status(), {"model.onnx", "Frobnicate"});
 }
 
 TEST(BadModel, OperatorKnownToOnnxButNotImplementedIsUnsupportedNotACrash) {
@@ -81,11 +77,11 @@ TEST(BadModel, MissingInitializerNamesTheValueAndNode) {
   n->set_op_type("Add");
   n->add_input("W");  // never provided
   auto st = load_model(save(dir, m)).status();
-  expect_error(st, {"model.onnx", "W"});
+  testing::expect_error(st, {"model.onnx", "W"});
   LoadOptions no_checker;
   no_checker.run_checker = false;
-  expect_error(load_model(dir.file("model.onnx"), no_checker).status(),
-               {"model.onnx", "Add 'relu0' reads 'W'", "no node, input or initializer"});
+  testing::expect_error(load_model(dir.file("model.onnx"), no_checker).status(),
+                        {"model.onnx", "Add 'relu0' reads 'W'", "no node, input or initializer"});
 }
 
 TEST(BadModel, CycleIsDetected) {
@@ -105,8 +101,8 @@ TEST(BadModel, CycleIsDetected) {
   n3->add_output("Y");
   LoadOptions no_checker;
   no_checker.run_checker = false;
-  expect_error(load_model(save(dir, m), no_checker).status(), {"model.onnx", "cycle"});
-  expect_error(load_model(dir.file("model.onnx")).status(), {"model.onnx"});
+  testing::expect_error(load_model(save(dir, m), no_checker).status(), {"model.onnx", "cycle"});
+  testing::expect_error(load_model(dir.file("model.onnx")).status(), {"model.onnx"});
 }
 
 TEST(BadModel, BadInitializerSizeNamesTheTensor) {
@@ -119,8 +115,8 @@ TEST(BadModel, BadInitializerSizeNamesTheTensor) {
   init->set_raw_data(std::string(8, '\0'));
   LoadOptions no_checker;
   no_checker.run_checker = false;
-  expect_error(load_model(save(dir, m), no_checker).status(),
-               {"model.onnx", "tensor 'W'", "raw_data has 8 bytes"});
+  testing::expect_error(load_model(save(dir, m), no_checker).status(),
+                        {"model.onnx", "tensor 'W'", "raw_data has 8 bytes"});
 }
 
 TEST(BadModel, AbsurdDimsAreRefusedBeforeAllocating) {
@@ -133,8 +129,8 @@ TEST(BadModel, AbsurdDimsAreRefusedBeforeAllocating) {
   init->add_dims(int64_t{1} << 20);
   LoadOptions no_checker;
   no_checker.run_checker = false;
-  expect_error(load_model(save(dir, m), no_checker).status(),
-               {"model.onnx", "tensor 'W'", "over the limit"});
+  testing::expect_error(load_model(save(dir, m), no_checker).status(),
+                        {"model.onnx", "tensor 'W'", "over the limit"});
 }
 
 onnx::ModelProto model_with_external(const std::string& location) {
@@ -172,16 +168,16 @@ class ExternalData : public ::testing::Test {
 TEST_F(ExternalData, InsideTheFolderLoads) { EXPECT_TRUE(load("weights.bin").ok()); }
 
 TEST_F(ExternalData, AbsolutePathIsRefused) {
-  expect_error(load(outer.file("secret.bin")), {"tensor 'W'", "absolute"});
+  testing::expect_error(load(outer.file("secret.bin")), {"tensor 'W'", "absolute"});
 }
 
 TEST_F(ExternalData, DotDotIsRefused) {
-  expect_error(load("../secret.bin"), {"tensor 'W'", "'..'"});
+  testing::expect_error(load("../secret.bin"), {"tensor 'W'", "'..'"});
 }
 
 TEST_F(ExternalData, SymlinkEscapeIsRefused) {
   std::filesystem::create_symlink(outer.file("secret.bin"), model_dir + "/link.bin");
-  expect_error(load("link.bin"), {"tensor 'W'", "outside the model's folder"});
+  testing::expect_error(load("link.bin"), {"tensor 'W'", "outside the model's folder"});
 }
 
 TEST_F(ExternalData, RangeOutsideTheFileIsRefused) {
@@ -196,7 +192,7 @@ TEST_F(ExternalData, RangeOutsideTheFileIsRefused) {
   ASSERT_TRUE(save_model_proto(m, path).ok());
   LoadOptions no_checker;
   no_checker.run_checker = false;
-  expect_error(load_model(path, no_checker).status(), {"tensor 'W'", "outside the file"});
+  testing::expect_error(load_model(path, no_checker).status(), {"tensor 'W'", "outside the file"});
 }
 
 TEST(BadFeeds, WrongShapeAndDtypeNameTheInput) {
@@ -204,12 +200,12 @@ TEST(BadFeeds, WrongShapeAndDtypeNameTheInput) {
   auto model = load_model(save(dir, relu_model()));
   ASSERT_TRUE(model.ok());
   RefBackend ref;
-  expect_error(ref.run(*model, {{"X", Tensor(DType::kFloat32, {3})}}, nullptr).status(),
-               {"input 'X'", "X: float[2]", "float[3]"});
-  expect_error(ref.run(*model, {{"X", Tensor(DType::kInt64, {2})}}, nullptr).status(),
-               {"input 'X'", "int64[2]"});
-  expect_error(ref.run(*model, {}, nullptr).status(), {"input 'X'", "was not given"});
-  expect_error(
+  testing::expect_error(ref.run(*model, {{"X", Tensor(DType::kFloat32, {3})}}, nullptr).status(),
+                        {"input 'X'", "X: float[2]", "float[3]"});
+  testing::expect_error(ref.run(*model, {{"X", Tensor(DType::kInt64, {2})}}, nullptr).status(),
+                        {"input 'X'", "int64[2]"});
+  testing::expect_error(ref.run(*model, {}, nullptr).status(), {"input 'X'", "was not given"});
+  testing::expect_error(
       ref.run(*model, {{"X", Tensor(DType::kFloat32, {2})}, {"Z", Tensor(DType::kFloat32, {2})}},
               nullptr)
           .status(),

@@ -4,6 +4,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
 #include <string>
 
 #include "../support/cli.h"
@@ -49,6 +52,18 @@ inline BrowserResult run_chromium(const std::string& html, const std::string& mo
   const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The value of an attribute of the page's <body>, "<absent>" without one.
+inline std::string body_attr(const std::string& dom, const std::string& name) {
+  std::smatch m;
+  if (std::regex_search(dom, m, std::regex("<body[^>]*\\s" + name + "=\"([^\"]*)\""))) return m[1];
+  return "<absent>";
 }
 
 }  // namespace ig::testing

@@ -18,21 +18,10 @@ namespace fs = std::filesystem;
 
 const char* kPlatforms = "-p ref -p ref:acc=pairwise -p ref:acc=lanes8 -p ref:acc=lanes16";
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 int count_of(const std::string& text, const std::string& needle) {
   int n = 0;
   for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
   return n;
-}
-
-std::string body_attr(const std::string& dom, const std::string& name) {
-  std::smatch m;
-  if (std::regex_search(dom, m, std::regex("<body[^>]*\\s" + name + "=\"([^\"]*)\""))) return m[1];
-  return "<absent>";
 }
 
 // The page after the inlined chart libraries (which contain markup and URLs in their strings).

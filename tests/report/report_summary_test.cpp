@@ -16,17 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string body_attr(const std::string& dom, const std::string& name) {
-  std::smatch m;
-  if (std::regex_search(dom, m, std::regex("<body[^>]*\\s" + name + "=\"([^\"]*)\""))) return m[1];
-  return "<absent>";
-}
-
 // The markup of one element with an id, up to its closing tag (no nesting of the same tag).
 std::string element(const std::string& html, const std::string& tag, const std::string& id) {
   const size_t at = html.find("<" + tag + " id=\"" + id + "\"");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/run_ref.h"
+
 #include <cmath>
 
 #include "backends/ref/ref_backend.h"
@@ -26,16 +28,6 @@ onnx::ModelProto float_model() {
 }
 
 int elem_type(const onnx::ValueInfoProto& v) { return v.type().tensor_type().elem_type(); }
-
-Tensor run_ref(onnx::ModelProto proto, const Tensor& x) {
-  auto model = model_from_proto(proto, "m", "", LoadOptions{});
-  EXPECT_TRUE(model.ok()) << model.status().to_string();
-  if (!model.ok()) return {};
-  RefBackend ref;
-  auto outs = ref.run(*model, {{"x", x}}, nullptr);
-  EXPECT_TRUE(outs.ok()) << outs.status().to_string();
-  return outs.ok() ? (*outs)[0].tensor : Tensor();
-}
 
 // Relative L2 distance of `b` (any float type) from `a`.
 double rel_error(const Tensor& a, const Tensor& b) {
@@ -66,9 +58,9 @@ TEST(ConvertPrecision, Fp16RunsOnRefCloseToFloat) {
     }
   for (uint64_t seed : {1, 2}) {
     const Tensor x = random_uniform_tensor(DType::kFloat32, Shape{1, 3, 8, 8}, seed);
-    const Tensor y = run_ref(r->model, convert_float_tensor(x, DType::kFloat16));
+    const Tensor y = testing::run_ref_on_x(r->model, convert_float_tensor(x, DType::kFloat16));
     EXPECT_EQ(y.dtype(), DType::kFloat16);
-    EXPECT_LT(rel_error(run_ref(parent, x), y), 5e-3);
+    EXPECT_LT(rel_error(testing::run_ref_on_x(parent, x), y), 5e-3);
   }
 }
 
@@ -81,9 +73,9 @@ TEST(ConvertPrecision, KeepIoKeepsFloat32InputsAndOutputs) {
   EXPECT_EQ(elem_type(g.output(0)), onnx::TensorProto::FLOAT);
   EXPECT_EQ(r->casts, 2);
   const Tensor x = random_uniform_tensor(DType::kFloat32, Shape{1, 3, 8, 8}, 3);
-  const Tensor y = run_ref(r->model, x);
+  const Tensor y = testing::run_ref_on_x(r->model, x);
   EXPECT_EQ(y.dtype(), DType::kFloat32);
-  EXPECT_LT(rel_error(run_ref(parent, x), y), 5e-3);
+  EXPECT_LT(rel_error(testing::run_ref_on_x(parent, x), y), 5e-3);
 }
 
 TEST(ConvertPrecision, Bf16KeepsConvInFloat32WhereItsSchemaHasNoBf16) {
@@ -98,7 +90,7 @@ TEST(ConvertPrecision, Bf16KeepsConvInFloat32WhereItsSchemaHasNoBf16) {
     bf16_inits += t.data_type() == onnx::TensorProto::BFLOAT16;
   EXPECT_EQ(bf16_inits, 2);  // the Gemm's weight and bias
   const Tensor x = random_uniform_tensor(DType::kFloat32, Shape{1, 3, 8, 8}, 4);
-  EXPECT_LT(rel_error(run_ref(parent, x), run_ref(r->model, x)), 3e-2);
+  EXPECT_LT(rel_error(testing::run_ref_on_x(parent, x), testing::run_ref_on_x(r->model, x)), 3e-2);
 }
 
 TEST(ConvertPrecision, BlockedNodesComputeInFloat32BehindCasts) {
@@ -119,9 +111,9 @@ TEST(ConvertPrecision, BlockedNodesComputeInFloat32BehindCasts) {
     EXPECT_EQ(inits.at(n.input(1)), onnx::TensorProto::FLOAT);
   }
   const Tensor x = random_uniform_tensor(DType::kFloat32, Shape{1, 3, 8, 8}, 5);
-  EXPECT_LT(
-      rel_error(run_ref(parent, x), run_ref(r->model, convert_float_tensor(x, DType::kFloat16))),
-      5e-3);
+  EXPECT_LT(rel_error(testing::run_ref_on_x(parent, x),
+                      testing::run_ref_on_x(r->model, convert_float_tensor(x, DType::kFloat16))),
+            5e-3);
 }
 
 TEST(ConvertPrecision, RecordsItsLineageAndReplays) {
@@ -165,7 +157,7 @@ TEST(ConvertPrecision, RetargetsConstantOfShapeAndCast) {
   EXPECT_TRUE(r->kept.empty());
   const Tensor x16 = convert_float_tensor(random_uniform_tensor(DType::kFloat32, Shape{1, 2, 3}, 1),
                                           DType::kFloat16);
-  const Tensor y = run_ref(r->model, x16);
+  const Tensor y = testing::run_ref_on_x(r->model, x16);
   ASSERT_EQ(y.dtype(), DType::kFloat16);
   for (int64_t i = 0; i < y.numel(); ++i)
     EXPECT_NEAR(y.as_double(i), x16.as_double(i) + 0.5 + 6, 1e-2);

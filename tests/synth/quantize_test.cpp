@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/run_ref.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -49,15 +51,6 @@ Tensor init(const onnx::GraphProto& g, const std::string& name) {
     if (t.name() == name) return *tensor_from_proto(t);
   ADD_FAILURE() << "no initializer " << name;
   return {};
-}
-
-Tensor run_ref(onnx::ModelProto proto, const Tensor& x) {
-  auto model = model_from_proto(proto, "m", "", LoadOptions{});
-  EXPECT_TRUE(model.ok()) << model.status().to_string();
-  RefBackend ref;
-  auto outs = ref.run(*model, {{"x", x}}, nullptr);
-  EXPECT_TRUE(outs.ok()) << outs.status().to_string();
-  return outs.ok() ? (*outs)[0].tensor : Tensor();
 }
 
 TEST(Quantize, WeightedOpsReadDequantizedValuesAndPassTheChecker) {
@@ -159,7 +152,7 @@ TEST(Quantize, RunsOnRefWithinAFewQuantizationStepsOfTheFloatModel) {
     }
     for (uint64_t seed : {7, 8, 9}) {
       const Tensor x = random_uniform_tensor(DType::kFloat32, Shape{1, 3, 8, 8}, seed);
-      const Tensor a = run_ref(parent, x), b = run_ref(r->model, x);
+      const Tensor a = testing::run_ref_on_x(parent, x), b = testing::run_ref_on_x(r->model, x);
       ASSERT_EQ(a.shape(), b.shape());
       double err = 0, norm = 0, worst = 0;
       for (int64_t i = 0; i < a.numel(); ++i) {

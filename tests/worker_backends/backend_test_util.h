@@ -26,6 +26,13 @@
 
 namespace ig::testing {
 
+inline bool have_torch_platform() { return BackendRegistry::global().find("torch") != nullptr; }
+
+#define REQUIRE_TORCH()                      \
+  if (!::ig::testing::have_torch_platform()) \
+  GTEST_SKIP() << "built without libtorch "  \
+                  "(libtorch-dev)"
+
 // Graph-building shorthand over the protobuf API.
 struct GraphBuilder {
   onnx::ModelProto model;

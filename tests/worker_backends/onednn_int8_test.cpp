@@ -8,7 +8,7 @@
 
 #include "backend_test_util.h"
 
-namespace ig::testing {
+namespace ig::testing::onednn_int8 {
 namespace {
 
 constexpr int64_t kIc = 4, kOc = 2, kHw = 3;
@@ -250,4 +250,4 @@ TEST(OnednnInt8, Avx2SaturatesPairsWhereVnniIsExact) {
 }
 
 }  // namespace
-}  // namespace ig::testing
+}  // namespace ig::testing::onednn_int8

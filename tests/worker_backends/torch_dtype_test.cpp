@@ -7,11 +7,6 @@
 namespace ig::testing {
 namespace {
 
-bool have_torch_platform() { return BackendRegistry::global().find("torch") != nullptr; }
-
-#define REQUIRE_TORCH() \
-  if (!have_torch_platform()) GTEST_SKIP() << "built without libtorch (libtorch-dev)"
-
 // The model with its float initializers and float graph inputs and outputs in `dt`.
 void retype(onnx::ModelProto& m, DType dt) {
   auto* g = m.mutable_graph();

@@ -11,15 +11,10 @@
 
 #include "backend_test_util.h"
 
-namespace ig::testing {
+namespace ig::testing::torch_int8 {
 namespace {
 
-bool have_torch_platform() { return BackendRegistry::global().find("torch") != nullptr; }
-
-#define REQUIRE_TORCH() \
-  if (!have_torch_platform()) GTEST_SKIP() << "built without libtorch (libtorch-dev)"
-
-constexpr int64_t kIc = 4, kOc = 3, kHw = 5;
+constexpr int64_t kTorchIc = 4, kTorchOc = 3, kTorchHw = 5;
 constexpr float kXs = 0.5f, kYs = 2.0f;
 const std::vector<float> kWs = {0.01f, 0.02f, 0.015f};
 const std::vector<int32_t> kBias = {100, -2000, 777};
@@ -38,7 +33,7 @@ struct Case {
 };
 
 std::vector<int8_t> weights() {
-  std::vector<int8_t> w(kOc * kIc * 9);
+  std::vector<int8_t> w(kTorchOc * kTorchIc * 9);
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(int(i * 37 % 255) - 127);
   return w;
 }
@@ -46,8 +41,8 @@ std::vector<int8_t> weights() {
 // X -> Q -> DQ -> Conv(DQ(w), DQ(bias)) 3x3 pads 1 [-> Relu] -> Q (yq) -> DQ -> Y.
 onnx::ModelProto qdq_conv(const Case& k) {
   GraphBuilder b;
-  b.io(true, "X", {1, kIc, kHw, kHw});
-  b.io(false, "Y", {1, kOc, kHw, kHw});
+  b.io(true, "X", {1, kTorchIc, kTorchHw, kTorchHw});
+  b.io(false, "Y", {1, kTorchOc, kTorchHw, kTorchHw});
   init<float>(b, "xs", {kXs}, {});
   if (k.x_u8) {
     init<uint8_t>(b, "xz", {static_cast<uint8_t>(k.x_zp)}, {});
@@ -56,18 +51,18 @@ onnx::ModelProto qdq_conv(const Case& k) {
     init<int8_t>(b, "xz", {static_cast<int8_t>(k.x_zp)}, {});
     init<int8_t>(b, "yz", {static_cast<int8_t>(k.y_zp)}, {});
   }
-  init<int8_t>(b, "wq", weights(), {kOc, kIc, 3, 3});
+  init<int8_t>(b, "wq", weights(), {kTorchOc, kTorchIc, 3, 3});
   std::vector<float> ws, bs;
-  for (int64_t o = 0; o < kOc; ++o) {
+  for (int64_t o = 0; o < kTorchOc; ++o) {
     ws.push_back(k.ws(o));
     bs.push_back(kXs * k.ws(o));
   }
   init<float>(b, "ws", k.per_channel ? ws : std::vector<float>{kWs[0]},
-              k.per_channel ? Shape{kOc} : Shape{});
-  init<int8_t>(b, "wz", std::vector<int8_t>(k.per_channel ? kOc : 1, 0),
-               k.per_channel ? Shape{kOc} : Shape{});
-  init<int32_t>(b, "bq", kBias, {kOc});
-  init<float>(b, "bs", bs, {kOc});
+              k.per_channel ? Shape{kTorchOc} : Shape{});
+  init<int8_t>(b, "wz", std::vector<int8_t>(k.per_channel ? kTorchOc : 1, 0),
+               k.per_channel ? Shape{kTorchOc} : Shape{});
+  init<int32_t>(b, "bq", kBias, {kTorchOc});
+  init<float>(b, "bs", bs, {kTorchOc});
   init<float>(b, "ys", {kYs}, {});
   b.node("QuantizeLinear", "qx", {"X", "xs", "xz"}, {"xq"});
   b.node("DequantizeLinear", "dqx", {"xq", "xs", "xz"}, {"xd"});
@@ -86,11 +81,12 @@ onnx::ModelProto qdq_conv(const Case& k) {
 
 std::vector<int> input_ints(const Case& k) {
   std::vector<int> q;
-  for (int64_t i = 0; i < kIc * kHw * kHw; ++i) q.push_back(int(i * 97 % 256) - (k.x_u8 ? 0 : 128));
+  for (int64_t i = 0; i < kTorchIc * kTorchHw * kTorchHw; ++i)
+    q.push_back(int(i * 97 % 256) - (k.x_u8 ? 0 : 128));
   return q;
 }
 Tensor input_for(const Case& k) {
-  Tensor x(DType::kFloat32, {1, kIc, kHw, kHw});
+  Tensor x(DType::kFloat32, {1, kTorchIc, kTorchHw, kTorchHw});
   const auto q = input_ints(k);
   for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(q[i] - k.x_zp) * kXs;
   return x;
@@ -102,17 +98,17 @@ std::vector<int> expected(const Case& k) {
   const auto w = weights();
   const double lo = k.relu ? k.y_zp : 0, hi = 255;
   std::vector<int> out;
-  for (int64_t o = 0; o < kOc; ++o) {
-    for (int64_t oy = 0; oy < kHw; ++oy) {
-      for (int64_t ox = 0; ox < kHw; ++ox) {
+  for (int64_t o = 0; o < kTorchOc; ++o) {
+    for (int64_t oy = 0; oy < kTorchHw; ++oy) {
+      for (int64_t ox = 0; ox < kTorchHw; ++ox) {
         int64_t acc = kBias[o];
-        for (int64_t i = 0; i < kIc; ++i) {
+        for (int64_t i = 0; i < kTorchIc; ++i) {
           for (int64_t ky = 0; ky < 3; ++ky) {
             for (int64_t kx = 0; kx < 3; ++kx) {
               const int64_t y = oy + ky - 1, xx = ox + kx - 1;
-              if (y < 0 || y >= kHw || xx < 0 || xx >= kHw) continue;
-              acc += int64_t(q[(i * kHw + y) * kHw + xx] - k.x_zp) *
-                     w[((o * kIc + i) * 3 + ky) * 3 + kx];
+              if (y < 0 || y >= kTorchHw || xx < 0 || xx >= kTorchHw) continue;
+              acc += int64_t(q[(i * kTorchHw + y) * kTorchHw + xx] - k.x_zp) *
+                     w[((o * kTorchIc + i) * 3 + ky) * 3 + kx];
             }
           }
         }
@@ -274,4 +270,4 @@ TEST(TorchInt8, EngineMissingFromThisBuildIsNamed) {
 }
 
 }  // namespace
-}  // namespace ig::testing
+}  // namespace ig::testing::torch_int8

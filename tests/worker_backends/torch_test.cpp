@@ -6,11 +6,6 @@
 namespace ig::testing {
 namespace {
 
-bool have_torch_platform() { return BackendRegistry::global().find("torch") != nullptr; }
-
-#define REQUIRE_TORCH() \
-  if (!have_torch_platform()) GTEST_SKIP() << "built without libtorch (libtorch-dev)"
-
 struct TorchConvnet : ::testing::Test {
   TempDir dir;
   Model model;

@@ -9,7 +9,7 @@
 
 #include "backend_test_util.h"
 
-namespace ig::testing {
+namespace ig::testing::xnnpack_int8 {
 namespace {
 
 constexpr int64_t kIc = 4, kOc = 3, kHw = 5;
@@ -296,4 +296,4 @@ TEST(XnnpackInt8, GemmGroupIsFullyConnectedOrOneByOneQc8) {
 }
 
 }  // namespace
-}  // namespace ig::testing
+}  // namespace ig::testing::xnnpack_int8

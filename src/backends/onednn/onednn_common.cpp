@@ -13,6 +13,12 @@ dims to_dims(const Shape& shape) {
   return dims(shape.begin(), shape.end());
 }
 
+dims minus_one(const std::vector<int64_t>& v) {
+  dims d;
+  for (int64_t x : v) d.push_back(x - 1);
+  return d;
+}
+
 memory::data_type dnnl_type(DType dtype) {
   switch (dtype) {
     case DType::kFloat32:

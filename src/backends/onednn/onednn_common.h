@@ -83,7 +83,11 @@ struct OpResult {
 };
 
 using dims = dnnl::memory::dims;
+// "Let the primitive choose the layout".
+inline constexpr auto kAnyLayout = dnnl::memory::format_tag::any;
 dims to_dims(const Shape& shape);
+// Each value less one: ONNX dilations (1 = dense) to oneDNN's (0 = dense).
+dims minus_one(const std::vector<int64_t>& v);
 // oneDNN's data type for f32, u8, s8 and s32 tensors; undef for any other.
 dnnl::memory::data_type dnnl_type(DType dtype);
 DType from_dnnl_type(dnnl::memory::data_type dt);

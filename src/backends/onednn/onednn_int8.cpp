@@ -14,16 +14,9 @@ namespace ig::onednn {
 namespace {
 
 using dnnl::memory;
-constexpr auto kAny = memory::format_tag::any;
 constexpr auto kS8 = memory::data_type::s8;
 
 using Quant = QdqQuant;
-
-dims minus_one(const std::vector<int64_t>& v) {
-  dims d;
-  for (int64_t x : v) d.push_back(x - 1);
-  return d;
-}
 
 int64_t out_channels(const Node& h, const Tensor& w) {
   if (h.op_type == "Conv") return w.dim(0);
@@ -89,11 +82,11 @@ Expected<OpResult> int8_conv(Ctx& c, const Node& h, const Tensor& X, const Tenso
     wshape = {group, oc / group, W.dim(1)};
     wshape.insert(wshape.end(), kernel.begin(), kernel.end());
   }
-  const memory::desc src_md(to_dims(X.shape()), dnnl_type(X.dtype()), kAny);
-  const memory::desc w_md(to_dims(wshape), kS8, kAny);
+  const memory::desc src_md(to_dims(X.shape()), dnnl_type(X.dtype()), kAnyLayout);
+  const memory::desc w_md(to_dims(wshape), kS8, kAnyLayout);
   const memory::desc b_md =
-      bias ? memory::desc({oc}, memory::data_type::f32, kAny) : memory::desc();
-  const memory::desc dst_md(to_dims(out), dst_type, kAny);
+      bias ? memory::desc({oc}, memory::data_type::f32, kAnyLayout) : memory::desc();
+  const memory::desc dst_md(to_dims(out), dst_type, kAnyLayout);
   dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
                                     dnnl::algorithm::convolution_direct, src_md, w_md, b_md, dst_md,
                                     w.strides, minus_one(w.dilations), w.pad_begin, w.pad_end);
@@ -120,7 +113,7 @@ Expected<OpResult> int8_matmul(Ctx& c, const Node& h, const Tensor& X, const Ten
   const Tensor A = X.reshaped({M, K});
   const memory::desc w_user(dims{K, N}, kS8, tb ? dims{1, K} : dims{N, 1});
   const memory::desc b_md = bias ? plain_md({1, N}) : memory::desc();
-  dnnl::matmul::desc d(plain_md(A), memory::desc(dims{K, N}, kS8, kAny), b_md,
+  dnnl::matmul::desc d(plain_md(A), memory::desc(dims{K, N}, kS8, kAnyLayout), b_md,
                        plain_md({M, N}, dst_type));
   auto pd = [&] { return dnnl::matmul::primitive_desc(d, attr, c.eng); };
   std::vector<Arg> args = {{DNNL_ARG_SRC, &A, plain_md(A)}, {DNNL_ARG_WEIGHTS, &W, w_user}};

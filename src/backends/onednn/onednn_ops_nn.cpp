@@ -10,16 +10,9 @@ namespace {
 using dnnl::algorithm;
 using dnnl::memory;
 using dnnl::prop_kind;
-constexpr auto kAny = memory::format_tag::any;
 constexpr auto kF32 = memory::data_type::f32;
 
-memory::desc any_md(const Shape& shape) { return memory::desc(to_dims(shape), kF32, kAny); }
-
-dims minus_one(const std::vector<int64_t>& v) {
-  dims d;
-  for (int64_t x : v) d.push_back(x - 1);
-  return d;
-}
+memory::desc any_md(const Shape& shape) { return memory::desc(to_dims(shape), kF32, kAnyLayout); }
 
 Status check_spatial(const Node& n) {
   if (n.has_attr("kernel_shape") &&

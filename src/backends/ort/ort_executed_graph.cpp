@@ -16,7 +16,6 @@ namespace ig {
 
 namespace {
 
-constexpr const char* kNchwc = "com.microsoft.nchwc";
 // What an added ReorderOutput's value is called: ORT's names never end so.
 constexpr const char* kNchwSuffix = ".infergap_nchw";
 // What an added Cast of a widened value back to its declared type is called.
@@ -118,7 +117,7 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
     } else if (m.blocked) {
       // NCHWc keeps channels in blocks padded to the vector width: ReorderOutput gives NCHW.
       if (!vi->has_shape || vi->dims.size() != 4 || vi->dims[1].value <= 0) continue;
-      auto* channels = add_layout_node(*graph, "ReorderOutput", kNchwc, from, "channels");
+      auto* channels = add_layout_node(*graph, "ReorderOutput", kOrtNchwcDomain, from, "channels");
       channels->set_type(onnx::AttributeProto::INT);
       channels->set_i(vi->dims[1].value);
       fetch = from + kNchwSuffix;

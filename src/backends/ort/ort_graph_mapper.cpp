@@ -8,7 +8,6 @@ namespace ig {
 
 namespace {
 
-constexpr const char* kNchwc = "com.microsoft.nchwc";
 // The original op type an executed int8 node stands for, as DequantizeLinear -> X -> [Relu |
 // Clip] -> QuantizeLinear: QLinear<X>, and NhwcMaxPool (a MaxPool whose QDQ ORT dropped, run on
 // NHWC integers between QLinearConvs, so it keeps its input's layout). "" for other nodes.
@@ -139,7 +138,7 @@ class Mapper {
   // A node whose output ORT renamed: what it computes, from its kind and what it reads.
   void map_computed(const onnx::NodeProto& n, bool blocked_in, bool widened_in,
                     const std::set<std::vector<int64_t>>& perms_in) {
-    const bool nchwc = n.domain() == kNchwc;
+    const bool nchwc = n.domain() == kOrtNchwcDomain;
     if (nchwc && n.op_type() == "ReorderInput") {
       if (auto it = mapped_.find(n.input(0)); it != mapped_.end())
         mapped_[n.output(0)] = {it->second.original, true, {}, it->second.widened};
@@ -282,7 +281,8 @@ class Mapper {
       if (!same_geometry(n, node) || !same_output_channels(n, node, weight_dims_, ix_.g)) return;
       for (const auto& o : others)
         if (std::find(node.inputs.begin(), node.inputs.end(), o) == node.inputs.end() &&
-            !(n.domain() == kNchwc && n.op_type() == "Conv"))  // the Sum input enters later
+            !(n.domain() == kOrtNchwcDomain &&
+              n.op_type() == "Conv"))  // the Sum input enters later
           return;
       candidates.emplace_back(c, pad);
     };
@@ -298,7 +298,8 @@ class Mapper {
       std::vector<size_t> members{base};
       if (pad) members.push_back(*pad);
       std::string end = ix_.g.nodes[base].outputs.empty() ? "" : ix_.g.nodes[base].outputs[0];
-      if (n.domain() == kNchwc && n.op_type() == "Conv" && !extend_conv(n, end, members)) continue;
+      if (n.domain() == kOrtNchwcDomain && n.op_type() == "Conv" && !extend_conv(n, end, members))
+        continue;
       if (match) return {};  // two fit: leave it unmapped rather than guess
       match.emplace(std::move(members), std::move(end));
     }

@@ -19,6 +19,9 @@ class ModelProto;
 
 namespace ig {
 
+// The domain of ORT's NCHWc (blocked-layout) kernels in an optimized graph.
+inline constexpr const char* kOrtNchwcDomain = "com.microsoft.nchwc";
+
 // A value of the optimized graph, read as a value of the original model.
 struct Mapped {
   std::string original;

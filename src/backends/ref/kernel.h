@@ -38,8 +38,8 @@ struct KernelRegistrar {
 
 #define IG_KERNEL_REGISTRAR_NAME(line) IG_CONCAT(ig_kernel_registrar_, line)
 // IG_REGISTER_KERNEL("", "Relu", 6, kMaxOpset, relu_kernel[, check_fn])
-#define IG_REGISTER_KERNEL(domain, op, since, until, ...)                \
-  static const ::ig::KernelRegistrar IG_KERNEL_REGISTRAR_NAME(__LINE__)( \
+#define IG_REGISTER_KERNEL(domain, op, since, until, ...)                   \
+  static const ::ig::KernelRegistrar IG_KERNEL_REGISTRAR_NAME(__COUNTER__)( \
       ::ig::KernelDef{domain, op, since, until, __VA_ARGS__})
 
 // Runs a subgraph (If/Loop/Scan bodies) in a scope that sees the enclosing values.

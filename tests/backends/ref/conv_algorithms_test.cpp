@@ -18,7 +18,7 @@
 namespace ig {
 namespace {
 
-struct Shape {
+struct ConvShape {
   int64_t c, h, w, m, kh, kw, pad_top, pad_left, pad_bottom, pad_right;
   Conv2dProblem problem() const {
     return {c,
@@ -35,7 +35,7 @@ struct Shape {
 };
 
 // Odd sizes, asymmetric padding, output sizes that tiles of 2 and 4 do not divide, C = 1 and C > 1.
-const Shape k3x3Shapes[] = {
+const ConvShape k3x3Shapes[] = {
     {1, 8, 8, 1, 3, 3, 0, 0, 0, 0},     // 6x6: F(4) crops its last tiles
     {3, 11, 7, 4, 3, 3, 1, 1, 1, 1},    // 11x7: both tiles crop
     {8, 5, 9, 2, 3, 3, 2, 0, 0, 0},     // padding on top only
@@ -43,7 +43,7 @@ const Shape k3x3Shapes[] = {
     {1, 1, 1, 2, 3, 3, 1, 1, 1, 1},     // one output, from padding almost only
     {5, 10, 10, 2, 3, 3, 0, 2, 2, 0},   // padding at the bottom and left
 };
-const Shape kOtherShapes[] = {
+const ConvShape kOtherShapes[] = {
     {3, 12, 9, 2, 5, 5, 2, 2, 2, 2},
     {4, 6, 13, 3, 1, 7, 0, 3, 0, 3},
     {2, 7, 7, 2, 1, 1, 0, 0, 0, 0},
@@ -63,7 +63,7 @@ struct Data {
   size_t y_size() const { return static_cast<size_t>(p.out_channels * p.out_h * p.out_w); }
 };
 
-Data make_data(const Shape& s, uint32_t seed) {
+Data make_data(const ConvShape& s, uint32_t seed) {
   Data d{s.problem(), {}, {}};
   d.x = uniform01<float>(static_cast<size_t>(s.c * s.h * s.w), seed);
   d.w = uniform01<float>(static_cast<size_t>(s.m * s.c * s.kh * s.kw), seed + 1);
@@ -254,7 +254,7 @@ void check_fft(const Data& d, const AccumulationPolicy& pol, const char* what) {
 
 TEST(ConvAlgorithms, WinogradWithinBoundDeterministicAndNotDirect) {
   uint32_t seed = 1;
-  for (const Shape& s : k3x3Shapes) {
+  for (const ConvShape& s : k3x3Shapes) {
     const Data d = make_data(s, seed += 2);
     ASSERT_TRUE(winograd_applicable(d.p));
     check_winograd<float>(2, d, policy(), "F(2x2,3x3) fp32");
@@ -266,9 +266,9 @@ TEST(ConvAlgorithms, WinogradWithinBoundDeterministicAndNotDirect) {
 
 TEST(ConvAlgorithms, FftWithinBoundDeterministicAndNotDirect) {
   uint32_t seed = 100;
-  std::vector<Shape> shapes(std::begin(k3x3Shapes), std::end(k3x3Shapes));
+  std::vector<ConvShape> shapes(std::begin(k3x3Shapes), std::end(k3x3Shapes));
   shapes.insert(shapes.end(), std::begin(kOtherShapes), std::end(kOtherShapes));
-  for (const Shape& s : shapes) {
+  for (const ConvShape& s : shapes) {
     const Data d = make_data(s, seed += 2);
     ASSERT_TRUE(fft_applicable(d.p));
     check_fft<float>(d, policy(), "FFT fp32");
@@ -329,7 +329,7 @@ TEST(ConvAlgorithms, NotApplicableReturnsFalseAndWritesNothing) {
   std::vector<float> y(d3.y_size(), -7.0f);
   EXPECT_FALSE(conv2d_winograd<float>(3, d3.p, d3.x.data(), d3.w.data(), y.data(), policy()));
   EXPECT_FALSE(conv2d_winograd<float>(6, d3.p, d3.x.data(), d3.w.data(), y.data(), policy()));
-  for (const Shape& s : kOtherShapes) {
+  for (const ConvShape& s : kOtherShapes) {
     const Data d = make_data(s, 13);
     EXPECT_FALSE(winograd_applicable(d.p));
     std::vector<float> yo(d.y_size(), -7.0f);

@@ -10,7 +10,7 @@
 
 #include "../../support/run_node.h"
 
-namespace ig {
+namespace ig::emulator_knobs {
 namespace {
 
 using testing::attr_float;
@@ -291,4 +291,4 @@ TEST(FtzKnob, LeavesNormalNumbersBitIdentical) {
 }
 
 }  // namespace
-}  // namespace ig
+}  // namespace ig::emulator_knobs
