@@ -127,8 +127,8 @@ Expected<nlohmann::json> precision_section(const Store& store, const Data& d) {
                     {"failed", t.failed},
                     {"parent_failed", t.parent_failed},
                     {"top1_changed", t.changed},
-                    {"top1_change_rate", t.compared ? number(double(t.changed) / t.compared)
-                                                    : nlohmann::json(nullptr)},
+                    {"top1_change_rate",
+                     t.compared ? number(double(t.changed) / t.compared) : nlohmann::json(nullptr)},
                     {"median_sqnr_db", number(median_of(t.sqnr))}});
   }
   return nlohmann::json{{"derived", derived}, {"without_parent_run", orphans}, {"rows", rows}};

@@ -76,7 +76,8 @@ std::string already_derived(const onnx::ModelProto& m) {
   if (auto p = parent_record(m)) return "already derived from " + p->hash;
   if (auto lin = lineage_from_model(m); lin.ok())
     for (const auto& mut : lin->mutations)
-      if (mut.kind == "quantize" || mut.kind == "convert") return "already a " + mut.kind + " model";
+      if (mut.kind == "quantize" || mut.kind == "convert")
+        return "already a " + mut.kind + " model";
   return "";
 }
 

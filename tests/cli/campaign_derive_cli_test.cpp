@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "../support/cli.h"
@@ -137,13 +138,20 @@ TEST(CampaignDeriveCli, PrecisionRowsMatchTheStoredOutputs) {
       EXPECT_EQ(row.at("refused").get<int>(), 1) << row.dump();
     }
 
-  // The same seed remakes byte-identical models: every run is already stored.
+  // The same seed remakes byte-identical models: every run is already stored. The report (written
+  // this time) has the precision table.
+  const std::string no_report = " --no-report";
+  args.erase(args.find(no_report), no_report.size());
   r = testing::run_cli(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json again = json::parse(r.out);
   EXPECT_EQ(again.at("runs_executed").get<int>(), 0);
   EXPECT_EQ(again.at("runs_skipped").get<int>(), 12);
   EXPECT_EQ(again.at("analysis").at("precision"), prec);
+  std::ifstream f(again.at("report").get<std::string>());
+  const std::string html((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("Precision: derived models vs their parent"), std::string::npos);
+  EXPECT_NE(html.find("median SQNR (dB)"), std::string::npos);
 }
 
 TEST(CampaignDeriveCli, BadDeriveValueIsRefusedBeforeAnything) {
@@ -151,8 +159,8 @@ TEST(CampaignDeriveCli, BadDeriveValueIsRefusedBeforeAnything) {
   const std::string parent = tmp.file("models/cifar.onnx");
   ASSERT_EQ(testing::run_cli("zoo export Cifar10-small -o " + parent).exit_code, 0);
   const std::string store = tmp.file("c.db");
-  auto r = testing::run_cli("campaign --models " + tmp.file("models") + " -p ref --store " +
-                            store + " --derive int8,int4");
+  auto r = testing::run_cli("campaign --models " + tmp.file("models") + " -p ref --store " + store +
+                            " --derive int8,int4");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--derive 'int8,int4': 'int4' is not a derivation (int8, fp16 or bf16)"),
             std::string::npos)
