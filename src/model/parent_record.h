@@ -28,9 +28,25 @@ Expected<std::string> model_file_hash(const std::string& path);
 
 // Records the parent (replacing an earlier record).
 void stamp_parent(onnx::ModelProto& model, const ParentRecord& parent);
+// Records the file `parent_path` as the parent of the model about to be written to `out_path`.
+Status stamp_parent_file(onnx::ModelProto& model, const std::string& parent_path,
+                         const std::string& out_path);
 // The record in a model's metadata (Model::metadata or the proto's); nullopt when absent or
 // malformed.
 std::optional<ParentRecord> parent_record(const std::map<std::string, std::string>& metadata);
 std::optional<ParentRecord> parent_record(const onnx::ModelProto& model);
+
+// The parent a derived model records, looked for where the record allows: beside the model
+// (its file name in the model's folder) or at the recorded relative path if that stays inside the
+// model's folder. Used only when its bytes hash to the recorded hash.
+struct ParentLookup {
+  std::string path;     // the parent found; "" when none is usable
+  std::string found;    // "MODEL: parent found by lineage: PATH (hash H)" when found
+  std::string missing;  // why the recorded parent is not used ("" when found or none recorded)
+  // The line to tell the user when the model is used alone or with the parent found; "" when
+  // the model records no parent.
+  std::string note() const;
+};
+ParentLookup find_recorded_parent(const std::string& derived_path);
 
 }  // namespace ig

@@ -138,9 +138,7 @@ Expected<DerivedModels> derive_campaign_models(
       set_variant_inputs(*derived, inputs->specs);
       const std::string name = stem + "." + kind + ".onnx";
       const std::string file = (fs::path(request.dir) / name).string();
-      const std::string rel =
-          fs::relative(fs::absolute(path), fs::absolute(request.dir)).generic_string();
-      stamp_parent(*derived, ParentRecord{parent_hash, rel});
+      IG_RETURN_IF_ERROR(stamp_parent_file(*derived, path, file));
       IG_RETURN_IF_ERROR(save_model_proto(*derived, file));
       names.insert(name);
       out.paths.push_back(file);
