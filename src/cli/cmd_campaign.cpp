@@ -5,7 +5,9 @@
 // Runs every variant on every platform and the oracle (a study with one input set per variant:
 // the inputs the variant carries, else seeded random data), locates the divergences it must
 // explain by rerunning those runs with every layer, and prints the campaign analysis.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -26,6 +28,8 @@
 namespace ig::cli {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 // Executed runs' costs in ms per run (StudySummary::Costs): a slow host explains itself.
 nlohmann::json per_run_ms(const StudySummary& s) {
@@ -214,7 +218,13 @@ Status run_campaign(const CampaignArgs& a) {
   std::optional<DerivedModels> derived;
   if (!a.derive.empty()) {
     IG_ASSIGN_OR_RETURN(derived, derive_for_campaign(a, models));
-    models.insert(models.end(), derived->paths.begin(), derived->paths.end());
+    // A rerun over a folder holding the derive dir finds them already among the models.
+    for (const auto& d : derived->paths) {
+      const auto same = [&](const std::string& m) {
+        return fs::absolute(m).lexically_normal() == fs::absolute(d).lexically_normal();
+      };
+      if (std::none_of(models.begin(), models.end(), same)) models.push_back(d);
+    }
   }
   IG_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store, Store::open(a.store));
   const CampaignPlan plan{study_options(a, models), a.store, a.presets, a.analysis, !a.no_report};

@@ -48,7 +48,8 @@ Status cast_span(onnx::ModelProto& model, const std::map<std::string, std::strin
 std::vector<Mutation> precision_candidates(const onnx::ModelProto& model, Rng& rng) {
   const auto& g = model.graph();
   bool has_fp32 = false;
-  for (const auto& [name, t] : value_types(model)) has_fp32 |= t.elem_type == onnx::TensorProto::FLOAT;
+  for (const auto& [name, t] : value_types(model))
+    has_fp32 |= t.elem_type == onnx::TensorProto::FLOAT;
   if (!has_fp32 || g.node_size() == 0) return {};
   for (const auto& n : g.node())
     if (n.name().empty()) return {};

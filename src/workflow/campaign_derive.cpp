@@ -71,14 +71,13 @@ Expected<onnx::ModelProto> derive_one(const onnx::ModelProto& parent, const std:
   return std::move(c.model);
 }
 
-// Why a model is not derived at all: it is a derived model itself.
-std::string already_derived(const onnx::ModelProto& m) {
-  if (auto p = parent_record(m)) return "already derived from " + p->hash;
+// A model made by quantize, convert or --derive.
+bool is_derived(const onnx::ModelProto& m) {
+  if (parent_record(m)) return true;
   if (auto lin = lineage_from_model(m); lin.ok())
     for (const auto& mut : lin->mutations)
-      if (mut.kind == "quantize" || mut.kind == "convert")
-        return "already a " + mut.kind + " model";
-  return "";
+      if (mut.kind == "quantize" || mut.kind == "convert") return true;
+  return false;
 }
 
 }  // namespace
@@ -119,10 +118,9 @@ Expected<DerivedModels> derive_campaign_models(
   };
   for (const auto& path : models) {
     IG_ASSIGN_OR_RETURN(const onnx::ModelProto parent, read_model_proto(path));
-    if (const std::string why = already_derived(parent); !why.empty()) {
-      for (const auto& kind : request.kinds) skip(path, kind, why);
-      continue;
-    }
+    // A derived model among the campaign's models (a --derive-dir passed to --models) runs as it
+    // is; deriving it again would stack precisions.
+    if (is_derived(parent)) continue;
     IG_ASSIGN_OR_RETURN(const std::string parent_hash, model_file_hash(path));
     auto inputs = write_parent_inputs(path, request);
     if (!inputs.ok()) return inputs.status().with_context(path);

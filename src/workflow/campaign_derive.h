@@ -37,8 +37,9 @@ struct DerivedModels {
 };
 
 // Derives every model of `models` in each kind. A model that cannot be derived (nothing to
-// quantize, already quantized or derived, control flow) is skipped with the reason (and
-// `note`d); an unreadable model or a folder that cannot be written is an error.
+// quantize, already quantized, control flow) is skipped with the reason (and `note`d); a derived
+// model itself is left as it is; an unreadable model or a folder that cannot be written is an
+// error.
 Expected<DerivedModels> derive_campaign_models(const std::vector<std::string>& models,
                                                const DeriveRequest& request,
                                                const std::function<void(const std::string&)>& note);

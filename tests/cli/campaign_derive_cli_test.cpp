@@ -138,13 +138,17 @@ TEST(CampaignDeriveCli, PrecisionRowsMatchTheStoredOutputs) {
       EXPECT_EQ(row.at("refused").get<int>(), 1) << row.dump();
     }
 
-  // The same seed remakes byte-identical models: every run is already stored. The report (written
-  // this time) has the precision table.
+  // The same seed remakes byte-identical models: every run is already stored, even with the
+  // derived folder among --models (its models are not derived again, nor run twice). The report
+  // (written this time) has the precision table.
   const std::string no_report = " --no-report";
   args.erase(args.find(no_report), no_report.size());
-  r = testing::run_cli(args);
+  r = testing::run_cli(args + " --models " + tmp.file("c-derived"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json again = json::parse(r.out);
+  EXPECT_EQ(again.at("variants").get<int>(), 4);
+  EXPECT_EQ(again.at("derive").at("written").get<int>(), 3);
+  EXPECT_TRUE(again.at("derive").at("why").empty());
   EXPECT_EQ(again.at("runs_executed").get<int>(), 0);
   EXPECT_EQ(again.at("runs_skipped").get<int>(), 12);
   EXPECT_EQ(again.at("analysis").at("precision"), prec);
