@@ -213,6 +213,7 @@ Expected<nlohmann::json> analyse_campaign(const Store& store,
   IG_ASSIGN_OR_RETURN(j["discrepancy"], discrepancy_section(store, d, options));
   IG_ASSIGN_OR_RETURN(j["compiled_vs_eager"], compiled_vs_eager_section(store, d, options));
   IG_ASSIGN_OR_RETURN(j["exceptional"], campaign::exceptional_section(store, d, options));
+  IG_ASSIGN_OR_RETURN(j["precision"], campaign::precision_section(store, d));
   return j;
 }
 

@@ -98,4 +98,10 @@ std::vector<ModePair> compiled_eager_pairs(const std::vector<std::string>& platf
 Expected<nlohmann::json> exceptional_section(const Store& store, const Data& d,
                                              const CampaignAnalysisOptions& opt);
 
+// The precision axis: each derived model against its parent on the same platform and input, per
+// (platform, derivation): top-1 changes and the median output SQNR (campaign_precision.cpp).
+Expected<nlohmann::json> precision_section(const Store& store, const Data& d);
+// The median (the mean of the middle two for an even count); NaN for none.
+double median_of(std::vector<double> values);
+
 }  // namespace ig::campaign

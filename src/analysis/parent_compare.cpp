@@ -38,6 +38,38 @@ std::map<std::string, QuantizedView> views_of(const std::string& path) {
   return proto.ok() ? quantized_views(proto->graph()) : std::map<std::string, QuantizedView>{};
 }
 
+// The derived run's value `v` where the next layer reads it: after its QuantizeLinear (dequantized)
+// if it has one; nullopt when the run did not trace it.
+Expected<std::optional<Tensor>> derived_value(
+    const RepRun& a, const std::string& v,
+    std::map<std::string, QuantizedView>::const_iterator view,
+    const std::map<std::string, QuantizedView>& views, TensorCache& cache) {
+  const bool quantized = view != views.end() && a.values.count(view->second.q_value);
+  if (!quantized && !a.values.count(v)) return std::optional<Tensor>();
+  IG_ASSIGN_OR_RETURN(Tensor t, cache.get(a.values.at(quantized ? view->second.q_value : v)));
+  return std::optional<Tensor>(quantized ? dequantize_view(t, view->second) : std::move(t));
+}
+
+// The value `v` of the case's run on `label`; nullopt when it did not run ok or trace it.
+Expected<std::optional<Tensor>> value_in(const CaseData& c, const std::string& label,
+                                         const std::string& v, TensorCache& cache) {
+  auto it = c.runs.find(label);
+  const RepRun* r = it == c.runs.end() ? nullptr : it->second.run();
+  if (!r || !r->values.count(v)) return std::optional<Tensor>();
+  IG_ASSIGN_OR_RETURN(Tensor t, cache.get(r->values.at(v)));
+  return std::optional<Tensor>(std::move(t));
+}
+
+// Per compared platform label, the label of the oracle run on its host (a study on one host has
+// one oracle; merged stores one per host).
+std::map<std::string, std::string> oracle_of_platform(const StudyData& study) {
+  std::map<std::string, std::string> out;
+  for (const auto& p : study.platforms)
+    for (const auto& o : study.oracles)
+      if (o.host == p.host || study.oracles.size() == 1) out.emplace(p.label, o.label);
+  return out;
+}
+
 }  // namespace
 
 std::optional<VsParent> measure_vs_parent(const Tensor& d, const Tensor& p, bool output) {
@@ -73,6 +105,7 @@ Expected<std::vector<ParentCase>> compare_with_parent(const StudyData& study,
   std::vector<ParentCase> out;
   bool derived_seen = false, parent_seen = false;
   std::map<std::string, std::map<std::string, QuantizedView>> views_by_file;  // read once each
+  const auto oracle_of = oracle_of_platform(study);
   for (const auto& d : study.cases) {
     if (!names(d, derived_model)) continue;
     derived_seen = true;
@@ -80,7 +113,8 @@ Expected<std::vector<ParentCase>> compare_with_parent(const StudyData& study,
       if (!names(p, parent_model)) continue;
       parent_seen = true;
       if (p.input != d.input || p.model == d.model) continue;
-      ParentCase pc{d.label(), p.label(), {}};
+      ParentCase pc{d.label(), p.label(), {}, {}};
+      std::set<std::string> oracles_used;
       const std::set<std::string> outputs(d.outputs.begin(), d.outputs.end());
       auto file = views_by_file.find(d.model_path);
       if (file == views_by_file.end())
@@ -88,25 +122,28 @@ Expected<std::vector<ParentCase>> compare_with_parent(const StudyData& study,
       const auto& views = file->second;
       for (const auto& n : d.nodes) {
         for (const auto& v : n.outputs) {
-          ParentRow row{v, n.name, n.op_type, outputs.count(v) != 0, {}};
+          ParentRow row{v, n.name, n.op_type, outputs.count(v) != 0, {}, {}};
           auto view = views.find(v);
           for (const auto& [label, dr] : d.runs) {
-            auto pr = p.runs.find(label);
             const RepRun* a = dr.run();
-            const RepRun* b = pr == p.runs.end() ? nullptr : pr->second.run();
-            if (!a || !b || !b->values.count(v)) continue;
-            // Measured where the next layer reads it: after its QuantizeLinear, if it has one.
-            const bool quantized = view != views.end() && a->values.count(view->second.q_value);
-            if (!quantized && !a->values.count(v)) continue;
-            IG_ASSIGN_OR_RETURN(Tensor td,
-                                cache.get(a->values.at(quantized ? view->second.q_value : v)));
-            if (quantized) td = dequantize_view(td, view->second);
-            IG_ASSIGN_OR_RETURN(Tensor tp, cache.get(b->values.at(v)));
-            if (auto m = measure_vs_parent(td, tp, row.output)) row.platforms[label] = *m;
+            if (!a) continue;
+            IG_ASSIGN_OR_RETURN(auto td, derived_value(*a, v, view, views, cache));
+            if (!td) continue;
+            IG_ASSIGN_OR_RETURN(auto tp, value_in(p, label, v, cache));
+            if (auto m = tp ? measure_vs_parent(*td, *tp, row.output) : std::nullopt)
+              row.platforms[label] = *m;
+            auto oracle = oracle_of.find(label);
+            if (oracle == oracle_of.end()) continue;
+            IG_ASSIGN_OR_RETURN(auto to, value_in(p, oracle->second, v, cache));
+            if (auto m = to ? measure_vs_parent(*td, *to, row.output) : std::nullopt) {
+              row.vs_oracle[label] = *m;
+              oracles_used.insert(oracle->second);
+            }
           }
-          if (!row.platforms.empty()) pc.rows.push_back(std::move(row));
+          if (!row.platforms.empty() || !row.vs_oracle.empty()) pc.rows.push_back(std::move(row));
         }
       }
+      pc.oracles.assign(oracles_used.begin(), oracles_used.end());
       if (pc.rows.empty()) {
         return invalid_argument(
             "{} and {}: no value of the same name and shape was traced in both (study both "
@@ -135,19 +172,26 @@ nlohmann::json parent_cases_json(const std::vector<ParentCase>& cases) {
   for (const auto& c : cases) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : c.rows) {
-      nlohmann::json platforms = nlohmann::json::object();
-      for (const auto& [label, v] : r.platforms) {
-        platforms[label] = {{"sqnr_db", number(v.sqnr_db)}, {"rel_error", number(v.rel_error)}};
-        if (v.top1 >= 0) platforms[label]["top1_agrees"] = v.top1 == 1;
-        if (v.nonfinite) platforms[label]["nonfinite"] = v.nonfinite;
-      }
+      auto measures = [&](const std::map<std::string, VsParent>& by_label) {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto& [label, v] : by_label) {
+          out[label] = {{"sqnr_db", number(v.sqnr_db)}, {"rel_error", number(v.rel_error)}};
+          if (v.top1 >= 0) out[label]["top1_agrees"] = v.top1 == 1;
+          if (v.nonfinite) out[label]["nonfinite"] = v.nonfinite;
+        }
+        return out;
+      };
       rows.push_back({{"value", r.value},
                       {"node", r.node},
                       {"op_type", r.op_type},
                       {"graph_output", r.output},
-                      {"platforms", platforms}});
+                      {"platforms", measures(r.platforms)},
+                      {"vs_parent_oracle", measures(r.vs_oracle)}});
     }
-    j.push_back({{"case", c.derived_case}, {"parent_case", c.parent_case}, {"layers", rows}});
+    j.push_back({{"case", c.derived_case},
+                 {"parent_case", c.parent_case},
+                 {"parent_oracles", c.oracles},
+                 {"layers", rows}});
   }
   return j;
 }

@@ -107,6 +107,36 @@ void print_exceptional(const json& a) {
   }
 }
 
+// A number of the precision table ("inf" and null as they are), times `scale`, then `unit`.
+std::string figure(const json& x, double scale, const char* unit) {
+  if (x.is_null()) return "-";
+  if (x.is_string()) return x.get<std::string>();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%s", scale * x.get<double>(), unit);
+  return buf;
+}
+
+// Shown only when the campaign has derived models (campaign --derive).
+void print_precision(const json& a, int pw) {
+  if (!a.contains("precision") || a["precision"]["rows"].empty()) return;
+  std::printf("\nPrecision: derived models vs their parent on the same platform (%lld derived)\n",
+              static_cast<long long>(a["precision"]["derived"].get<int64_t>()));
+  std::printf("%-*s %6s %8s %8s %7s %6s %8s %8s %15s\n", pw, "platform", "kind", "variants",
+              "compared", "refused", "failed", "top1 chg", "rate", "median SQNR dB");
+  for (const auto& r : a["precision"]["rows"]) {
+    std::printf(
+        "%-*s %6s %8lld %8lld %7lld %6lld %8lld %8s %15s\n", pw,
+        r["platform"].get<std::string>().c_str(), r["derivation"].get<std::string>().c_str(),
+        static_cast<long long>(r["variants"].get<int64_t>()),
+        static_cast<long long>(r["compared"].get<int64_t>()),
+        static_cast<long long>(r["refused"].get<int64_t>()),
+        static_cast<long long>(r["failed"].get<int64_t>() + r["parent_failed"].get<int64_t>()),
+        static_cast<long long>(r["top1_changed"].get<int64_t>()),
+        figure(r["top1_change_rate"], 100, "%").c_str(),
+        figure(r["median_sqnr_db"], 1, "").c_str());
+  }
+}
+
 }  // namespace
 
 void print_campaign_tables(const json& a) {
@@ -120,6 +150,7 @@ void print_campaign_tables(const json& a) {
   print_discrepancy(a, pw);
   print_compiled_vs_eager(a);
   print_exceptional(a);
+  print_precision(a, pw);
 }
 
 }  // namespace ig::cli

@@ -1,11 +1,15 @@
 // infergap campaign --models DIR|FILE... -p SPEC... [--preset P] --store DB [--shard I/N]
 //   [--jobs J] [--oracle SPEC] [--seed S] [--shape NAME=DIMS]... [--dim SYMBOL=SIZE]...
-//   [--layers outputs|all] [--rtol R] [--atol A] [--trace-budget SIZE] [--json]
+//   [--layers outputs|all] [--rtol R] [--atol A] [--trace-budget SIZE] [--derive int8,fp16,bf16]
+//   [--derive-dir DIR] [--json]
 // Runs every variant on every platform and the oracle (a study with one input set per variant:
 // the inputs the variant carries, else seeded random data), locates the divergences it must
 // explain by rerunning those runs with every layer, and prints the campaign analysis.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "analysis/campaign.h"
@@ -19,10 +23,13 @@
 #include "inputs/variant_inputs.h"
 #include "store/pg_store.h"
 #include "workflow/campaign.h"
+#include "workflow/campaign_derive.h"
 
 namespace ig::cli {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 // Executed runs' costs in ms per run (StudySummary::Costs): a slow host explains itself.
 nlohmann::json per_run_ms(const StudySummary& s) {
@@ -67,7 +74,8 @@ struct CampaignArgs {
   std::vector<std::string> models, platforms, presets, shapes, dims;
   std::string store = "infergap-campaign.db", shard = "0/1", oracle = "default";
   std::string layers = "outputs";
-  std::string host_tag;
+  std::string host_tag, derive_dir;
+  std::vector<std::string> derive;
   int jobs = 0;
   uint64_t seed = 0;
   CampaignAnalysisOptions analysis;
@@ -105,6 +113,13 @@ void add_campaign_options(CLI::App* cmd, CampaignArgs& a) {
   cmd->add_option("--atol", a.analysis.atol, "Absolute tolerance against the oracle")
       ->capture_default_str();
   add_trace_budget_option(cmd, &a.trace_budget);
+  cmd->add_option("--derive", a.derive,
+                  "int8, fp16, bf16 (comma-separated or repeated): also run each model's "
+                  "derived models (quantize calibrated on its campaign inputs; convert with "
+                  "float32 I/O) and report how they change its outputs per platform");
+  cmd->add_option("--derive-dir", a.derive_dir,
+                  "Where --derive writes the derived models (default: STORE-derived beside the "
+                  "store)");
   cmd->add_flag("--json", a.json, "Print counts and the analysis as JSON");
   cmd->add_flag("--no-report", a.no_report,
                 "Do not write the HTML report (default: report.html next to the store)");
@@ -134,6 +149,44 @@ StudyOptions study_options(const CampaignArgs& a, std::vector<std::string> model
   return opt;
 }
 
+// --derive: the derived models of the campaign's models, written before anything is stored.
+Expected<DerivedModels> derive_for_campaign(const CampaignArgs& a,
+                                            const std::vector<std::string>& models) {
+  DeriveRequest r;
+  IG_ASSIGN_OR_RETURN(r.kinds, parse_derive_kinds(a.derive));
+  r.dir = a.derive_dir;
+  if (r.dir.empty()) {
+    if (is_postgres_url(a.store))
+      return invalid_argument("--derive with a PostgreSQL store: name --derive-dir");
+    r.dir = default_derive_dir(a.store);
+  }
+  r.seed = a.seed;
+  r.shapes = a.shapes;
+  r.dims = a.dims;
+  return derive_campaign_models(
+      models, r, [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
+}
+
+nlohmann::json derive_json(const CampaignArgs& a, const DerivedModels& d) {
+  return {{"dir", a.derive_dir.empty() ? default_derive_dir(a.store) : a.derive_dir},
+          {"written", d.paths.size()},
+          {"made", d.made},
+          {"skipped", d.skipped},
+          {"why", d.why}};
+}
+
+void print_derived(const CampaignArgs& a, const DerivedModels& d) {
+  std::string made;
+  for (const auto& [kind, n] : d.made)
+    made += (made.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+  std::printf("derived models in %s: %s", derive_json(a, d)["dir"].get<std::string>().c_str(),
+              made.empty() ? "none" : made.c_str());
+  int64_t skipped = 0;
+  for (const auto& [kind, n] : d.skipped) skipped += n;
+  if (skipped) std::printf("; %lld not derived (reasons above)", static_cast<long long>(skipped));
+  std::printf("\n");
+}
+
 // The campaign's steps with a progress bar on stderr: one for the runs, one for the layer reruns.
 Expected<CampaignOutcome> run_with_progress(Store& store, const CampaignPlan& plan) {
   std::unique_ptr<ProgressBar> bar = std::make_unique<ProgressBar>("campaign");
@@ -161,12 +214,23 @@ Status run_campaign(const CampaignArgs& a) {
   int shard = 0, shards = 1;
   if (std::sscanf(a.shard.c_str(), "%d/%d", &shard, &shards) != 2)
     return invalid_argument("--shard '{}': expected I/N", a.shard);
-  IG_ASSIGN_OR_RETURN(const std::vector<std::string> models,
-                      campaign_models(a.models, shard, shards));
+  IG_ASSIGN_OR_RETURN(std::vector<std::string> models, campaign_models(a.models, shard, shards));
+  std::optional<DerivedModels> derived;
+  if (!a.derive.empty()) {
+    IG_ASSIGN_OR_RETURN(derived, derive_for_campaign(a, models));
+    // A rerun over a folder holding the derive dir finds them already among the models.
+    for (const auto& d : derived->paths) {
+      const auto same = [&](const std::string& m) {
+        return fs::absolute(m).lexically_normal() == fs::absolute(d).lexically_normal();
+      };
+      if (std::none_of(models.begin(), models.end(), same)) models.push_back(d);
+    }
+  }
   IG_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store, Store::open(a.store));
   const CampaignPlan plan{study_options(a, models), a.store, a.presets, a.analysis, !a.no_report};
   IG_ASSIGN_OR_RETURN(const CampaignOutcome outcome, run_with_progress(*store, plan));
-  const nlohmann::json j = campaign_outcome_json(a.store, a.shard, models.size(), outcome);
+  nlohmann::json j = campaign_outcome_json(a.store, a.shard, models.size(), outcome);
+  if (derived) j["derive"] = derive_json(a, *derived);
   if (a.json) {
     std::printf("%s\n", j.dump(2).c_str());
   } else {
@@ -177,6 +241,7 @@ Status run_campaign(const CampaignArgs& a) {
         static_cast<long long>(outcome.runs.skipped),
         static_cast<long long>(outcome.layers.traced));
     std::printf("%s\n", peak_memory_text(outcome.runs).c_str());
+    if (derived) print_derived(a, *derived);
     print_campaign_tables(outcome.analysis);
   }
   return Status::Ok();
@@ -190,8 +255,13 @@ void add_campaign_command(CLI::App& app, int& exit_code) {
       "campaign", "Run many variants on many platforms: support, failures, discrepancies");
   add_campaign_options(cmd, *a);
   cmd->callback([a, &exit_code] {
-    if (register_fleet_plan("campaign", a->store, a->plan, a->json, exit_code,
-                            [&] { return variants_found(a->models); }))
+    if (register_fleet_plan("campaign", a->store, a->plan, a->json, exit_code, [&] {
+          if (!a->derive.empty())
+            return invalid_argument(
+                "--derive does not combine with --plan: run `campaign "
+                "--derive` once here, then plan with --models DERIVE_DIR");
+          return variants_found(a->models);
+        }))
       return;
     if (Status st = run_campaign(*a); !st.ok()) {
       std::fprintf(stderr, "infergap campaign: %s\n", st.message().c_str());

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/study_json.h"
 #include "cli/study_reports.h"
+#include "core/strings.h"
 #include "worker/probe.h"
 
 namespace ig::cli {
@@ -58,27 +59,35 @@ Status print_parent(const StudyData& study, const std::string& derived, const st
         nlohmann::json{{"parent", parent}, {"cases", parent_cases_json(cases)}}.dump(2).c_str());
     return Status::Ok();
   }
+  auto cell = [](const std::map<std::string, VsParent>& m, const std::string& p) -> std::string {
+    auto it = m.find(p);
+    if (it == m.end()) return "-";
+    if (std::isinf(it->second.sqnr_db)) return it->second.sqnr_db > 0 ? "equal" : "-inf";
+    return fmt::format("{:.1f}", it->second.sqnr_db);
+  };
   for (const auto& c : cases) {
-    std::set<std::string> platforms;
-    for (const auto& r : c.rows)
+    std::set<std::string> platforms, vs_oracle;
+    for (const auto& r : c.rows) {
       for (const auto& [label, _] : r.platforms) platforms.insert(label);
-    std::printf("%s against its parent %s: SQNR (dB) of each layer on the same platform\n",
-                c.derived_case.c_str(), c.parent_case.c_str());
+      for (const auto& [label, _] : r.vs_oracle) vs_oracle.insert(label);
+    }
+    std::printf("%s against its parent %s: SQNR (dB) of each layer on the same platform%s\n",
+                c.derived_case.c_str(), c.parent_case.c_str(),
+                vs_oracle.empty() ? "" : ", and against the parent on the oracle (o)");
     int column = 0;
     for (const auto& p : platforms) std::printf("  [%d] %s\n", ++column, p.c_str());
+    int ocolumn = 0;
+    for (const auto& p : vs_oracle)
+      std::printf("  [o%d] %s against %s\n", ++ocolumn, p.c_str(), join_names(c.oracles).c_str());
     std::printf("  %-48s", "node (op)");
     for (int i = 1; i <= column; ++i) std::printf(" %8s", fmt::format("[{}]", i).c_str());
+    for (int i = 1; i <= ocolumn; ++i) std::printf(" %8s", fmt::format("[o{}]", i).c_str());
     std::printf("\n");
     for (const auto& r : c.rows) {
       const std::string label = r.node + " (" + r.op_type + ")";
       std::printf("  %-48.48s", label.c_str());
-      for (const auto& p : platforms) {
-        auto it = r.platforms.find(p);
-        std::printf(" %8s", it == r.platforms.end() ? "-"
-                            : std::isinf(it->second.sqnr_db)
-                                ? (it->second.sqnr_db > 0 ? "equal" : "-inf")
-                                : fmt::format("{:.1f}", it->second.sqnr_db).c_str());
-      }
+      for (const auto& p : platforms) std::printf(" %8s", cell(r.platforms, p).c_str());
+      for (const auto& p : vs_oracle) std::printf(" %8s", cell(r.vs_oracle, p).c_str());
       std::printf("\n");
     }
     for (const auto& r : c.rows) {

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "model/onnx_model.h"
+#include "model/parent_record.h"
 #include "synth/convert_precision.h"
 #include "synth/mutate.h"
 
@@ -28,7 +29,8 @@ Status run_convert(const ConvertArgs& a) {
   o.base_dir = std::filesystem::path(a.model).parent_path().string();
   IG_ASSIGN_OR_RETURN(const onnx::ModelProto parent, read_model_proto(a.model));
   if (Status st = check_model_proto(parent); !st.ok()) return st.with_context(a.model);
-  IG_ASSIGN_OR_RETURN(const ConvertResult r, convert_precision(parent, o));
+  IG_ASSIGN_OR_RETURN(ConvertResult r, convert_precision(parent, o));
+  IG_RETURN_IF_ERROR(stamp_parent_file(r.model, a.model, a.out));
   IG_RETURN_IF_ERROR(save_model_proto(r.model, a.out));
   if (a.json) {
     std::printf("%s\n", nlohmann::json{{"model", a.model},

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/input_options.h"
+#include "model/parent_record.h"
 #include "workflow/precision.h"
 
 namespace ig::cli {
@@ -59,7 +60,13 @@ void print_text(const OverflowArgs& a, const OverflowReport& rep) {
   }
 }
 
-Status run_overflow_command(const OverflowArgs& a) {
+Status run_overflow_command(OverflowArgs a) {
+  if (a.parent.empty()) {  // the parent its lineage names, when it sits beside it unchanged
+    const ParentLookup found = find_recorded_parent(a.derived);
+    if (!found.note().empty())
+      std::fprintf(stderr, "infergap overflow: %s\n", found.note().c_str());
+    a.parent = found.path;
+  }
   OverflowPlan plan;
   plan.derived = a.derived;
   plan.parent = a.parent;
@@ -84,7 +91,9 @@ void add_overflow_command(CLI::App& app, int& exit_code) {
       "while its float parent is finite, and what to keep in float32");
   cmd->add_option("model", a->derived, "The fp16/bf16 .onnx (e.g. from infergap convert)")
       ->required();
-  cmd->add_option("--parent", a->parent, "Its float parent .onnx: headroom per value");
+  cmd->add_option("--parent", a->parent,
+                  "Its float parent .onnx: headroom per value (default: the parent its lineage "
+                  "names, if beside it with the recorded hash)");
   cmd->add_option("-p,--platform", a->platform, "The platform that runs it")->capture_default_str();
   cmd->add_option("--input", a->inputs, "NAME=SPEC (as `run`); default: seeded random");
   add_sizing_options(cmd, &a->shapes, &a->dims);

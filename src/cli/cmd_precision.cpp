@@ -1,4 +1,4 @@
-// infergap precision DERIVED --parent FLOAT [-p PLATFORM] [--rtol R | --top1 | --sqnr DB]
+// infergap precision DERIVED [--parent FLOAT] [-p PLATFORM] [--rtol R | --top1 | --sqnr DB]
 //   [-o FIXED.onnx] [--input NAME=SPEC...] [--json]
 // Per layer of a quantized or half-precision model: the error against its float parent in all and
 // the error born there; with a bound, the fewest layers to keep in float (workflow/precision.h).
@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/input_options.h"
+#include "model/parent_record.h"
 #include "workflow/precision.h"
 
 namespace ig::cli {
@@ -88,8 +89,18 @@ Expected<PrecisionBound> bound_of(const PrecisionArgs& a) {
   return b;
 }
 
-Status run_precision_command(const PrecisionArgs& a) {
+Status run_precision_command(PrecisionArgs a) {
   IG_ASSIGN_OR_RETURN(const PrecisionBound bound, bound_of(a));
+  if (a.parent.empty()) {  // the parent its lineage names, when it sits beside it unchanged
+    const ParentLookup found = find_recorded_parent(a.derived);
+    if (found.path.empty()) {
+      if (found.missing.empty())
+        return invalid_argument("{}: no --parent, and the model records no parent", a.derived);
+      return invalid_argument("no --parent, and {}: name the parent with --parent", found.missing);
+    }
+    std::fprintf(stderr, "infergap precision: %s\n", found.found.c_str());
+    a.parent = found.path;
+  }
   PrecisionPlan plan;
   plan.derived = a.derived;
   plan.parent = a.parent;
@@ -119,7 +130,9 @@ void add_precision_command(CLI::App& app, int& exit_code) {
       "born there, and the fewest layers to keep in float to meet a bound");
   cmd->add_option("model", a->derived, "The derived .onnx (infergap quantize / convert)")
       ->required();
-  cmd->add_option("--parent", a->parent, "Its float parent .onnx")->required();
+  cmd->add_option("--parent", a->parent,
+                  "Its float parent .onnx (default: the parent its lineage names, if beside it "
+                  "with the recorded hash)");
   cmd->add_option("-p,--platform", a->platform, "The platform both run on")->capture_default_str();
   cmd->add_option("--input", a->inputs, "NAME=SPEC (as `run`); default: seeded random");
   add_sizing_options(cmd, &a->shapes, &a->dims);

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/input_options.h"
 #include "model/onnx_model.h"
+#include "model/parent_record.h"
 #include "synth/mutate.h"
 #include "synth/quantize_model.h"
 
@@ -97,7 +98,8 @@ Status run_quantize(const QuantizeArgs& a) {
   IG_ASSIGN_OR_RETURN(const QuantizeOptions o, options_of(a));
   IG_ASSIGN_OR_RETURN(const onnx::ModelProto parent, read_model_proto(a.model));
   if (Status st = check_model_proto(parent); !st.ok()) return st.with_context(a.model);
-  IG_ASSIGN_OR_RETURN(const QuantizeResult r, quantize_model(parent, o));
+  IG_ASSIGN_OR_RETURN(QuantizeResult r, quantize_model(parent, o));
+  IG_RETURN_IF_ERROR(stamp_parent_file(r.model, a.model, a.out));
   IG_RETURN_IF_ERROR(save_model_proto(r.model, a.out));
   if (a.json) {
     nlohmann::json acts = nlohmann::json::array();

@@ -15,6 +15,7 @@
 #include "cli/limit_options.h"
 #include "cli/peak_memory.h"
 #include "cli/progress.h"
+#include "model/parent_record.h"
 #include "store/pg_store.h"
 #include "study/study.h"
 #include "workflow/study.h"
@@ -76,10 +77,25 @@ struct StudyArgs {
 };
 
 // --parent FLOAT: the float parent of the --model files (infergap quantize / convert), studied on
-// the same inputs so that `compare --parent` lines the layers up.
+// the same inputs so that `compare --parent` lines the layers up. Without --parent, the parent a
+// model's lineage names is added when it sits beside the model with the recorded hash; stderr
+// says which, or why not.
 void add_parents(StudyArgs& a) {
+  if (a.parents.empty()) {
+    for (const auto& m : a.opt.models) {
+      const ParentLookup found = find_recorded_parent(m);
+      if (!found.note().empty()) std::fprintf(stderr, "infergap study: %s\n", found.note().c_str());
+      if (!found.path.empty() &&
+          std::find(a.parents.begin(), a.parents.end(), found.path) == a.parents.end())
+        a.parents.push_back(found.path);
+    }
+  }
+  auto same_file = [](const std::string& x, const std::string& y) {
+    return fs::absolute(x).lexically_normal() == fs::absolute(y).lexically_normal();
+  };
   for (const auto& p : a.parents)
-    if (std::find(a.opt.models.begin(), a.opt.models.end(), p) == a.opt.models.end())
+    if (std::none_of(a.opt.models.begin(), a.opt.models.end(),
+                     [&](const std::string& m) { return same_file(m, p); }))
       a.opt.models.push_back(p);
 }
 
@@ -220,7 +236,8 @@ void add_study_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->add_option("--parent", args->parents,
                   "Float parent of the --model files (from infergap quantize/convert), studied "
-                  "on the same inputs for `compare --parent`");
+                  "on the same inputs for `compare --parent` (default: the parent a model's "
+                  "lineage names, if beside it with the recorded hash)");
   cmd->callback([args, &exit_code] {
     add_parents(*args);
     if (register_fleet_plan("study", args->store, args->plan, args->json, exit_code,

@@ -88,6 +88,21 @@ void exceptional(HtmlPage& page, const json& c) {
                             : text_table({"op", "value", "variants", "behaviours"}, rows));
 }
 
+// Only with derived models (campaign --derive): each against its parent on the same platform.
+void precision(HtmlPage& page, const json& c) {
+  if (!c.contains("precision") || c["precision"]["rows"].empty()) return;
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : c["precision"]["rows"])
+    rows.push_back({cell_text(r["platform"]), cell_text(r["derivation"]), cell_text(r["variants"]),
+                    cell_text(r["compared"]), cell_text(r["refused"]), cell_text(r["failed"]),
+                    cell_text(r["top1_changed"]), cell_text(r["top1_change_rate"]),
+                    cell_text(r["median_sqnr_db"])});
+  page.section("campaign-precision", "Precision: derived models vs their parent",
+               text_table({"platform", "derived", "variants", "compared", "refused", "failed",
+                           "top-1 changed", "rate", "median SQNR (dB)"},
+                          rows));
+}
+
 }  // namespace
 
 void campaign_sections(HtmlPage& page, const json& campaign) {
@@ -96,6 +111,7 @@ void campaign_sections(HtmlPage& page, const json& campaign) {
   discrepancy(page, campaign);
   compiled_eager(page, campaign);
   exceptional(page, campaign);
+  precision(page, campaign);
 }
 
 }  // namespace ig

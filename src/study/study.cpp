@@ -6,7 +6,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -17,6 +16,7 @@
 #include "core/strings.h"
 #include "inputs/inputs.h"
 #include "model/onnx_model.h"
+#include "model/parent_record.h"
 #include "platform/spec.h"
 #include "tensor/hash.h"
 #include "worker/host_fingerprint.h"
@@ -26,25 +26,6 @@ namespace ig {
 namespace fs = std::filesystem;
 
 namespace {
-
-Expected<std::string> file_hash(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return not_found("{}: no such model file", path);
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return io_error("{}: cannot read", path);
-  // In pieces: a model of hundreds of MB is not held whole just to be hashed.
-  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
-                                                                 &XXH3_freeState);
-  if (!state || XXH3_64bits_reset(state.get()) != XXH_OK)
-    return internal_error("{}: cannot start a hash", path);
-  std::vector<char> chunk(size_t{1} << 20);
-  while (f) {
-    f.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    XXH3_64bits_update(state.get(), chunk.data(), static_cast<size_t>(f.gcount()));
-  }
-  if (!f.eof()) return io_error("{}: read failed", path);
-  return hash_hex(XXH3_64bits_digest(state.get()));
-}
 
 // pytorch-converted/test_Conv2d/model.onnx reads better as test_Conv2d than as model.
 std::string model_name(const std::string& path) {
@@ -92,7 +73,7 @@ std::vector<StoredNode> graph_nodes(const Model& model) {
 
 Expected<ModelEntry> load_model_entry(const std::string& path, const LoadOptions& load) {
   ModelEntry e;
-  IG_ASSIGN_OR_RETURN(e.hash, file_hash(path));
+  IG_ASSIGN_OR_RETURN(e.hash, model_file_hash(path));
   IG_ASSIGN_OR_RETURN(e.model, load_model(path, load));
   IG_RETURN_IF_ERROR(check_ref_opsets(e.model));
   e.path = fs::absolute(path).string();
@@ -109,6 +90,9 @@ std::pair<StoredModel, std::vector<StoredNode>> model_row(const ModelEntry& e) {
     auto j = nlohmann::json::parse(it->second, nullptr, false);
     if (j.is_object()) m.lineage["variant"] = j;
   }
+  // A derived model's parent file (model/parent_record.h): the campaign pairs them by it.
+  if (auto parent = parent_record(e.model.metadata))
+    m.lineage["parent"] = {{"hash", parent->hash}, {"file", parent->file}};
   return {std::move(m), graph_nodes(e.model)};
 }
 

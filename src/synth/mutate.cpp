@@ -66,7 +66,8 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
           reinit,
           cast,
           attribute_candidates(model, rng),
-          inject_candidates(model, rng)};
+          inject_candidates(model, rng),
+          precision_candidates(model, rng)};
 }
 
 }  // namespace

@@ -26,6 +26,8 @@ namespace ig {
 //   quantize    activations= reduce_range= calibration= samples= seed= block= inputs=
 //                                                 static QDQ int8 (synth/quantize_model.h)
 //   convert     to=fp16|bf16 keep_io= block=        float16 / bfloat16 (synth/convert_precision.h)
+//   castspan    to=fp16|bf16 first=NODE last=NODE  those nodes (graph order) in that type between
+//                                                 Casts, the rest float32 (convert with block=)
 struct Mutation {
   std::string kind;
   std::map<std::string, std::string> params;

@@ -48,5 +48,10 @@ Status inject_input(onnx::ModelProto& model, const Mutation& m);
 std::vector<Mutation> inject_candidates(const onnx::ModelProto& model, Rng& rng);
 // extract(node=[,inputs=JSON]): the node alone as the model (extract.cpp).
 Status extract_node(onnx::ModelProto& model, const Mutation& m);
+// castspan(to=fp16|bf16,first=NODE,last=NODE): the nodes from first to last (graph order) in that
+// type between Cast nodes, the rest float32 (mutate_precision.cpp).
+Status cast_span(onnx::ModelProto& model, const std::map<std::string, std::string>& params);
+// A castspan of 1 to 4 nodes and the whole model in bfloat16 (convert to=bf16 keep_io=1).
+std::vector<Mutation> precision_candidates(const onnx::ModelProto& model, Rng& rng);
 
 }  // namespace ig
