@@ -20,8 +20,8 @@ Expected<Tensor> read_any(const std::string& path) {
   return read_npy(path);
 }
 
-// Some element differs by more than atol + rtol * |b|, or is NaN on one side only (tolerance), or
-// any bit differs (bitwise).
+// Some element differs by more than atol + rtol * |b|, or is NaN or Inf on one side only
+// (tolerance), or any bit differs (bitwise).
 bool differs_under(const std::string& mode, const Tensor& a, const Tensor& b, const Comparison& c,
                    double rtol, double atol) {
   if (c.identical) return false;
@@ -29,6 +29,10 @@ bool differs_under(const std::string& mode, const Tensor& a, const Tensor& b, co
   for (int64_t i = 0; i < a.numel(); ++i) {
     const double x = a.as_double(i), y = b.as_double(i);
     if (std::isnan(x) != std::isnan(y)) return true;
+    if (std::isinf(x) || std::isinf(y)) {  // inf - finite is within any tolerance of inf: no
+      if (x != y) return true;
+      continue;
+    }
     if (!std::isnan(x) && x != y && !(std::fabs(x - y) <= atol + rtol * std::fabs(y))) return true;
   }
   return false;

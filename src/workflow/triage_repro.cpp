@@ -63,7 +63,7 @@ std::string infergap_path() {
 // value found against the oracle, the oracle itself (rounded by `diff`): the fp32 reference
 // (or a witness) may share the finding's behaviour, e.g. an fp32 sum that overflows to Inf
 // everywhere but in fp64.
-std::string second_of(const nlohmann::json& entry) {
+std::string repro_second_platform(const nlohmann::json& entry) {
   const auto& red = entry["reduced"];
   const std::string b = red.value("b", std::string("ref"));
   if (!red.contains("criterion") || red.value("done", false) ||
@@ -74,7 +74,7 @@ std::string second_of(const nlohmann::json& entry) {
 
 // Graph input NAME's file in the folder's inputs/: named as triage (alphanumerics) or reduce
 // (saved_name) wrote it.
-std::string input_file(const fs::path& folder, const std::string& name) {
+std::string reduced_input_file(const fs::path& folder, const std::string& name) {
   std::string alnum;
   for (char c : name) alnum += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   for (const auto& file : {alnum, saved_name(name)}) {
@@ -96,7 +96,7 @@ Expected<int> rewrite_repro_scripts(const std::string& dir, double rtol, double 
     IG_ASSIGN_OR_RETURN(const Model model, load_model((folder / "reduced.onnx").string()));
     std::vector<std::string> specs, outputs;
     for (const ValueInfo* in : model.graph.runtime_inputs()) {
-      const std::string file = input_file(folder, in->name);
+      const std::string file = reduced_input_file(folder, in->name);
       if (file.empty())
         return not_found("{}: no inputs/ file for input '{}'", folder.string(), in->name);
       specs.push_back(in->name + "=" + file);
@@ -116,7 +116,7 @@ Status write_repro_script(const std::string& folder_in, const nlohmann::json& en
   const std::string id = entry["id"].get<std::string>();
   const std::string a = canonical(red["a"].get<std::string>());
   const bool failure = !red.contains("criterion");
-  const std::string b = canonical(second_of(entry));
+  const std::string b = canonical(repro_second_platform(entry));
   std::string sh = "#!/bin/sh\n";
   sh += "# " + id + ": " + entry["signature"].get<std::string>() + "\n";
   sh +=
