@@ -1,6 +1,7 @@
 // infergap diff A.npy B.npy [--json] [--expect-differ bitwise|tolerance --rtol R --atol A]: every
 // comparison metric for two tensors; with --expect-differ, exit 1 when they do not differ (a
-// finding's repro.sh checks that its difference is still there).
+// finding's repro.sh checks that its difference is still there). There, tensors of other shapes
+// differ, and a wider floating B (the fp64 oracle) is compared rounded to A's type.
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "cli/commands.h"
 #include "model/npy.h"
 #include "model/tensor_proto.h"
+#include "tensor/convert.h"
 
 namespace ig::cli {
 
@@ -18,8 +20,8 @@ Expected<Tensor> read_any(const std::string& path) {
   return read_npy(path);
 }
 
-// Some element differs by more than atol + rtol * |b|, or is NaN on one side only (tolerance), or
-// any bit differs (bitwise).
+// Some element differs by more than atol + rtol * |b|, or is NaN or Inf on one side only
+// (tolerance), or any bit differs (bitwise).
 bool differs_under(const std::string& mode, const Tensor& a, const Tensor& b, const Comparison& c,
                    double rtol, double atol) {
   if (c.identical) return false;
@@ -27,6 +29,10 @@ bool differs_under(const std::string& mode, const Tensor& a, const Tensor& b, co
   for (int64_t i = 0; i < a.numel(); ++i) {
     const double x = a.as_double(i), y = b.as_double(i);
     if (std::isnan(x) != std::isnan(y)) return true;
+    if (std::isinf(x) || std::isinf(y)) {  // inf - finite is within any tolerance of inf: no
+      if (x != y) return true;
+      continue;
+    }
     if (!std::isnan(x) && x != y && !(std::fabs(x - y) <= atol + rtol * std::fabs(y))) return true;
   }
   return false;
@@ -62,6 +68,16 @@ void add_diff_command(CLI::App& app, int& exit_code) {
         return;
       }
     }
+    const bool expect = !args->expect.empty();
+    if (expect && a->shape() != b->shape()) {
+      std::printf("%s vs %s: they differ in shape: %s vs %s\n", args->a.c_str(), args->b.c_str(),
+                  a->describe().c_str(), b->describe().c_str());
+      return;
+    }
+    if (expect && a->dtype() != b->dtype() && dtype_info(a->dtype()).is_float &&
+        dtype_info(b->dtype()).is_float &&
+        dtype_info(b->dtype()).size > dtype_info(a->dtype()).size)
+      *b = convert_float_tensor(*b, a->dtype());  // the oracle rounded to the output type
     const Comparison c = compare_tensors(*a, *b);
     if (!c.comparable) {
       std::fprintf(stderr, "infergap diff: not comparable: %s\n", c.why_not.c_str());
@@ -90,7 +106,7 @@ void add_diff_command(CLI::App& app, int& exit_code) {
                      {"rows", c.rows},
                      {"top1_flips", c.top1_flips},
                      {"top5_overlap", c.top5_overlap}};
-    if (!args->expect.empty() && !differs_under(args->expect, *a, *b, c, args->rtol, args->atol)) {
+    if (expect && !differs_under(args->expect, *a, *b, c, args->rtol, args->atol)) {
       std::fprintf(stderr, "infergap diff: %s and %s do not differ (%s)\n", args->a.c_str(),
                    args->b.c_str(), args->expect.c_str());
       exit_code = kExitFailures;

@@ -1,10 +1,13 @@
-// infergap triage --store DB -o DIR [--json] [--markdown FILE [--note TEXT]] [--rtol R] [--atol A]
+// infergap triage --store DB -o DIR [--json] [--markdown FILE [--note TEXT] [--link-base B]]
+//                 [--rtol R] [--atol A]
+// infergap triage -o DIR --rewrite-repro: the present folders' repro.sh, written again
 // A campaign's failures and discrepancies as distinct findings, one folder each under DIR
 // (workflow/triage.h); with --markdown, FINDINGS.md rendered from DIR's index (alone when no
 // --store is given).
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "analysis/triage_index.h"
@@ -18,7 +21,8 @@ namespace ig::cli {
 namespace {
 
 struct TriageArgs {
-  std::string store, out, markdown, note, oracle;
+  std::string store, out, markdown, note, oracle, link_base;
+  bool rewrite_repro = false;
   double rtol = 1e-3, atol = 1e-5;
   size_t explain_trials = 60;
   double reduce_timeout = 120;
@@ -45,8 +49,17 @@ nlohmann::json listing(const nlohmann::json& index, const TriageOutcome* o) {
 }
 
 Status write_markdown(const TriageArgs& a, const nlohmann::json& index) {
+  triage::FindingLinks links;
+  links.base = a.link_base;
+  if (!links.base.empty()) {  // the folders present under BASE, relative to the markdown file
+    const std::filesystem::path base =
+        std::filesystem::path(a.markdown).parent_path() / a.link_base;
+    for (const auto& e : index["findings"])
+      if (std::filesystem::exists(base / e.value("folder", std::string()) / "README.md"))
+        links.present.insert(e.value("folder", std::string()));
+  }
   std::ofstream out(a.markdown);
-  out << triage::findings_markdown(index, a.note);
+  out << triage::findings_markdown(index, a.note, links);
   if (!out) return io_error("{}: cannot write", a.markdown);
   return Status::Ok();
 }
@@ -69,8 +82,13 @@ Status run(const TriageArgs& a) {
       plan.progress = [](const std::string& s) { std::fprintf(stderr, "triage: %s\n", s.c_str()); };
     IG_ASSIGN_OR_RETURN(outcome, run_triage(plan));
     index = outcome.index;
+  } else if (a.rewrite_repro) {
+    IG_ASSIGN_OR_RETURN(const int n, rewrite_repro_scripts(a.out, a.rtol, a.atol));
+    IG_ASSIGN_OR_RETURN(index, triage::read_index(a.out));
+    if (!a.json) std::printf("%s: wrote %d repro.sh\n", a.out.c_str(), n);
   } else {
-    if (a.markdown.empty()) return invalid_argument("give --store, or --markdown FILE alone");
+    if (a.markdown.empty())
+      return invalid_argument("give --store, --rewrite-repro, or --markdown FILE alone");
     IG_ASSIGN_OR_RETURN(index, triage::read_index(a.out));
   }
   if (!a.markdown.empty()) IG_RETURN_IF_ERROR(write_markdown(a, index));
@@ -103,6 +121,12 @@ void add_triage_command(CLI::App& app, int& exit_code) {
       ->required();
   cmd->add_option("--markdown", a->markdown, "Also write FINDINGS.md (the list and counts) here");
   cmd->add_option("--note", a->note, "A paragraph for FINDINGS.md (e.g. the campaign's scale)");
+  cmd->add_option("--link-base", a->link_base,
+                  "With --markdown: link only the rows whose folder is in this folder (relative "
+                  "to the markdown file, e.g. a committed sample); the others plain text");
+  cmd->add_flag("--rewrite-repro", a->rewrite_repro,
+                "Without --store: write every present folder's repro.sh again with this "
+                "version's script");
   cmd->add_option("--oracle", a->oracle, "Oracle platform (default: the store's)");
   cmd->add_option("--rtol", a->rtol, "Relative tolerance against the oracle")
       ->capture_default_str();

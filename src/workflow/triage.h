@@ -47,4 +47,9 @@ Status write_repro_script(const std::string& folder, const nlohmann::json& entry
                           const std::vector<std::string>& input_specs,
                           const std::vector<std::string>& outputs, double rtol, double atol);
 
+// Writes repro.sh again, with today's script, in every finding folder of DIR's index that is
+// present (an earlier triage's folders, a copied sample); the inputs are reduced.onnx's, found
+// in inputs/. Returns how many it wrote.
+Expected<int> rewrite_repro_scripts(const std::string& dir, double rtol, double atol);
+
 }  // namespace ig
