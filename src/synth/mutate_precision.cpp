@@ -12,7 +12,7 @@ namespace ig {
 
 namespace {
 
-int node_index(const onnx::GraphProto& g, const std::string& name) {
+int position_of_node(const onnx::GraphProto& g, const std::string& name) {
   for (int i = 0; i < g.node_size(); ++i)
     if (g.node(i).name() == name) return i;
   return -1;
@@ -23,7 +23,7 @@ int node_index(const onnx::GraphProto& g, const std::string& name) {
 Status cast_span(onnx::ModelProto& model, const std::map<std::string, std::string>& p) {
   const auto& g = model.graph();
   auto param = [&](const char* key) { return p.count(key) ? p.at(key) : std::string(); };
-  const int first = node_index(g, param("first")), last = node_index(g, param("last"));
+  const int first = position_of_node(g, param("first")), last = position_of_node(g, param("last"));
   if (first < 0 || last < 0)
     return invalid_argument("castspan: no node '{}'", first < 0 ? param("first") : param("last"));
   if (first > last)

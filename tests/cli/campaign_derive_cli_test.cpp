@@ -12,7 +12,7 @@
 #include "model/parent_record.h"
 #include "store/store.h"
 
-namespace ig {
+namespace ig::campaign_derive {
 namespace {
 
 namespace fs = std::filesystem;
@@ -174,4 +174,4 @@ TEST(CampaignDeriveCli, BadDeriveValueIsRefusedBeforeAnything) {
 }
 
 }  // namespace
-}  // namespace ig
+}  // namespace ig::campaign_derive

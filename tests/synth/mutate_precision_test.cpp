@@ -10,7 +10,7 @@
 #include "synth/mutate.h"
 #include "synth/zoo.h"
 
-namespace ig {
+namespace ig::mutate_precision {
 namespace {
 
 onnx::ModelProto parent() {
@@ -115,4 +115,4 @@ TEST(MutatePrecision, ThePlannerDrawsCastSpansAndBfloat16Models) {
 }
 
 }  // namespace
-}  // namespace ig
+}  // namespace ig::mutate_precision

@@ -9,7 +9,7 @@
 #include "backends/ref/numerics.h"
 #include "platform/knobs.h"
 
-namespace ig {
+namespace ig::int8_kernels {
 namespace {
 
 using testing::attr_int;
@@ -158,4 +158,4 @@ TEST(IntegerKnobs, NameTheirCauses) {
 }
 
 }  // namespace
-}  // namespace ig
+}  // namespace ig::int8_kernels

@@ -5,7 +5,7 @@
 
 #include "../../support/run_node.h"
 
-namespace ig {
+namespace ig::shape_ops {
 namespace {
 
 using testing::attr_float;
@@ -269,4 +269,4 @@ TEST(Shape, ReverseSequenceBatchMajor) {
 }
 
 }  // namespace
-}  // namespace ig
+}  // namespace ig::shape_ops
