@@ -65,7 +65,7 @@ std::string infergap_path() {
 // everywhere but in fp64.
 std::string repro_second_platform(const nlohmann::json& entry) {
   const auto& red = entry["reduced"];
-  const std::string b = red.value("b", std::string("ref"));
+  std::string b = red.value("b", std::string("ref"));
   if (!red.contains("criterion") || red.value("done", false) ||
       entry.value("kind", std::string()) == triage::kCompiled)
     return b;
