@@ -104,6 +104,16 @@ TEST(TriageReproCli, ComparesWithTheOracleWhereTheReferenceSharesTheBehaviour) {
       << md;
   EXPECT_NE(md.find("| F002 |"), std::string::npos) << md;
   EXPECT_NE(md.find("The 1 linked rows' folders are in `sample/`"), std::string::npos) << md;
+  // A list none of whose folders is kept links no row and says so.
+  ASSERT_EQ(testing::run_cli("triage -o " + out + " --markdown " + md_path + " --link-base none")
+                .exit_code,
+            0);
+  const std::string plain = repro_test_read(md_path);
+  EXPECT_EQ(plain.find("](none/"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("| F001 |"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("No folder is kept beside this list (none is in `none/`)"),
+            std::string::npos)
+      << plain;
   fs::remove_all(dir);
 }
 

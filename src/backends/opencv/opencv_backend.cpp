@@ -25,7 +25,14 @@ Expected<cv::Mat> to_mat(const std::string& name, const Tensor& t) {
 
 // A blob as a tensor of the shape ONNX declares for the value when known (OpenCV keeps its own
 // layouts of the same elements, e.g. 4-D where ONNX has 2-D).
-Tensor to_tensor(const cv::Mat& m, const Shape& declared) {
+Expected<Tensor> to_tensor(const cv::Mat& m, const std::string& value, const Shape& declared) {
+  // Quantized layers can hand back 8-bit blobs; reading them as fp32 would read past their end.
+  if (m.depth() != CV_32F) {
+    return unsupported(
+        "opencv: value '{}' comes back as an OpenCV blob of depth {} (not CV_32F); "
+        "the adapter reads fp32 blobs only",
+        value, m.depth());
+  }
   Shape shape;
   for (int i = 0; i < m.dims; ++i) shape.push_back(m.size[i]);
   if (!declared.empty() && shape_numel(declared) == shape_numel(shape)) shape = declared;
@@ -158,14 +165,17 @@ Expected<std::vector<Value>> OpencvBackend::run_values(const Model& model,
     for (size_t i = 0; i < traced.size(); ++i) {
       const Node& n = *traced[i];
       std::vector<Value> values(n.outputs.size());
-      values[0] = Value::of(to_tensor(outs[i], declared_shape(model, n.outputs[0])));
+      IG_ASSIGN_OR_RETURN(Tensor t,
+                          to_tensor(outs[i], n.outputs[0], declared_shape(model, n.outputs[0])));
+      values[0] = Value::of(std::move(t));
       // Requesting a layer's output keeps it from being fused into the next layer.
       on_node(n, values, {"", "opencv layer (captured: not fused)"});
     }
     std::vector<Value> results;
     for (size_t i = first_output; i < names.size(); ++i) {
       const std::string& value = model.graph.outputs[i - first_output].name;
-      results.push_back(Value::of(to_tensor(outs[i], declared_shape(model, value))));
+      IG_ASSIGN_OR_RETURN(Tensor t, to_tensor(outs[i], value, declared_shape(model, value)));
+      results.push_back(Value::of(std::move(t)));
     }
     return results;
   } catch (const cv::Exception& e) {
