@@ -8,13 +8,15 @@
 #include <limits>
 
 #include "analysis/campaign_data.h"
+#include "analysis/json_measure.h"
 #include "analysis/parent_compare.h"
 
 namespace ig::campaign {
 
 namespace {
 
-// "int8", "fp16", "bf16" from the stored lineage's derivation; "" for a model derived otherwise.
+// "int8", "fp16", "bf16" from the stored lineage's derivation; "derived" for a model derived
+// otherwise.
 std::string derivation_of(const nlohmann::json& lineage) {
   if (!lineage.is_object() || !lineage.contains("variant")) return "derived";
   const auto& muts = lineage["variant"].value("mutations", nlohmann::json::array());
@@ -24,12 +26,6 @@ std::string derivation_of(const nlohmann::json& lineage) {
     if (kind == "convert" && m.contains("params")) return m["params"].value("to", "derived");
   }
   return "derived";
-}
-
-nlohmann::json number(double x) {
-  if (std::isnan(x)) return nullptr;
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  return x;
 }
 
 struct Tally {
@@ -127,9 +123,9 @@ Expected<nlohmann::json> precision_section(const Store& store, const Data& d) {
                     {"failed", t.failed},
                     {"parent_failed", t.parent_failed},
                     {"top1_changed", t.changed},
-                    {"top1_change_rate",
-                     t.compared ? number(double(t.changed) / t.compared) : nlohmann::json(nullptr)},
-                    {"median_sqnr_db", number(median_of(t.sqnr))}});
+                    {"top1_change_rate", t.compared ? json_measure(double(t.changed) / t.compared)
+                                                    : nlohmann::json(nullptr)},
+                    {"median_sqnr_db", json_measure(median_of(t.sqnr))}});
   }
   return nlohmann::json{{"derived", derived}, {"without_parent_run", orphans}, {"rows", rows}};
 }

@@ -4,6 +4,8 @@
 #include <limits>
 #include <set>
 
+#include "analysis/json_measure.h"
+
 namespace ig {
 
 namespace {
@@ -95,10 +97,6 @@ OverflowReport find_overflows(const onnx::GraphProto& g,
 }
 
 nlohmann::json overflow_json(const OverflowReport& report) {
-  auto number = [](double x) -> nlohmann::json {
-    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-    return x;
-  };
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : report.rows) {
     nlohmann::json j = {{"value", r.value},     {"node", r.node},
@@ -108,7 +106,7 @@ nlohmann::json overflow_json(const OverflowReport& report) {
                         {"first", r.first},     {"overflows", r.overflows()}};
     if (r.parent_known) {
       j["parent_max_abs"] = r.parent_max;
-      j["headroom_bits"] = number(r.headroom_bits);
+      j["headroom_bits"] = json_measure(r.headroom_bits);
       j["parent_nonfinite"] = r.parent_nonfinite;
     }
     rows.push_back(std::move(j));

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "analysis/json_measure.h"
 #include "analysis/quant_views.h"
 #include "model/onnx_model.h"
 
@@ -163,10 +164,9 @@ Expected<std::vector<ParentCase>> compare_with_parent(const StudyData& study,
 }
 
 nlohmann::json parent_cases_json(const std::vector<ParentCase>& cases) {
+  // compare --parent's JSON has always written NaN as "nan" (docs/FORMATS.md).
   auto number = [](double x) -> nlohmann::json {
-    if (std::isnan(x)) return "nan";
-    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-    return x;
+    return std::isnan(x) ? nlohmann::json("nan") : json_measure(x);
   };
   nlohmann::json j = nlohmann::json::array();
   for (const auto& c : cases) {

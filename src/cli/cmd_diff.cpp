@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "analysis/campaign_data.h"
 #include "analysis/compare.h"
 #include "cli/commands.h"
 #include "model/npy.h"
@@ -20,22 +21,13 @@ Expected<Tensor> read_any(const std::string& path) {
   return read_npy(path);
 }
 
-// Some element differs by more than atol + rtol * |b|, or is NaN or Inf on one side only
-// (tolerance), or any bit differs (bitwise).
+// Any bit differs (bitwise), or the campaign's tolerance rule fails: some element off by more than
+// atol + rtol * |b|, or NaN or Inf on one side only (tolerance).
 bool differs_under(const std::string& mode, const Tensor& a, const Tensor& b, const Comparison& c,
                    double rtol, double atol) {
   if (c.identical) return false;
   if (mode == "bitwise" || !dtype_info(a.dtype()).is_float) return true;
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const double x = a.as_double(i), y = b.as_double(i);
-    if (std::isnan(x) != std::isnan(y)) return true;
-    if (std::isinf(x) || std::isinf(y)) {  // inf - finite is within any tolerance of inf: no
-      if (x != y) return true;
-      continue;
-    }
-    if (!std::isnan(x) && x != y && !(std::fabs(x - y) <= atol + rtol * std::fabs(y))) return true;
-  }
-  return false;
+  return !campaign::within_tolerance(a, b, rtol, atol);
 }
 }  // namespace
 

@@ -21,12 +21,6 @@ Expected<std::string> param(const Mutation& m, const std::string& key) {
   return it->second;
 }
 
-Expected<int> node_index(const onnx::GraphProto& g, const std::string& name) {
-  for (int i = 0; i < g.node_size(); ++i)
-    if (g.node(i).name() == name) return i;
-  return not_found("no node named '{}'", name);
-}
-
 Status swap_activation(onnx::ModelProto& model, const Mutation& m) {
   IG_ASSIGN_OR_RETURN(std::string name, param(m, "node"));
   IG_ASSIGN_OR_RETURN(std::string to, param(m, "to"));

@@ -10,22 +10,15 @@
 
 namespace ig {
 
-namespace {
-
-int position_of_node(const onnx::GraphProto& g, const std::string& name) {
-  for (int i = 0; i < g.node_size(); ++i)
-    if (g.node(i).name() == name) return i;
-  return -1;
-}
-
-}  // namespace
-
 Status cast_span(onnx::ModelProto& model, const std::map<std::string, std::string>& p) {
   const auto& g = model.graph();
   auto param = [&](const char* key) { return p.count(key) ? p.at(key) : std::string(); };
-  const int first = position_of_node(g, param("first")), last = position_of_node(g, param("last"));
-  if (first < 0 || last < 0)
-    return invalid_argument("castspan: no node '{}'", first < 0 ? param("first") : param("last"));
+  const Expected<int> found_first = node_index(g, param("first"));
+  const Expected<int> found_last = node_index(g, param("last"));
+  if (!found_first.ok() || !found_last.ok())
+    return invalid_argument("castspan: no node '{}'",
+                            found_first.ok() ? param("last") : param("first"));
+  const int first = *found_first, last = *found_last;
   if (first > last)
     return invalid_argument("castspan: '{}' comes after '{}'", param("first"), param("last"));
   ConvertOptions o;

@@ -80,6 +80,12 @@ bool is_swappable_pool(const onnx::NodeProto& n) {
   return (n.op_type() == "MaxPool" || n.op_type() == "AveragePool") && n.output_size() == 1;
 }
 
+Expected<int> node_index(const onnx::GraphProto& g, const std::string& name) {
+  for (int i = 0; i < g.node_size(); ++i)
+    if (g.node(i).name() == name) return i;
+  return not_found("no node named '{}'", name);
+}
+
 bool is_graph_output(const onnx::GraphProto& g, const std::string& value) {
   for (const auto& o : g.output())
     if (o.name() == value) return true;

@@ -1,21 +1,17 @@
 // `infergap precision --json` (docs/FORMATS.md).
 #include <cmath>
 
+#include "analysis/json_measure.h"
 #include "workflow/precision.h"
 
 namespace ig {
 
 namespace {
 
-nlohmann::json number(double x) {
-  if (std::isnan(x)) return nullptr;
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  return x;
-}
-
 nlohmann::json vs_json(const std::optional<VsParent>& v) {
   if (!v) return nullptr;
-  nlohmann::json j = {{"sqnr_db", number(v->sqnr_db)}, {"rel_error", number(v->rel_error)}};
+  nlohmann::json j = {{"sqnr_db", json_measure(v->sqnr_db)},
+                      {"rel_error", json_measure(v->rel_error)}};
   if (v->top1 >= 0) j["top1_agrees"] = v->top1 == 1;
   if (v->nonfinite) j["nonfinite"] = v->nonfinite;
   return j;
@@ -42,7 +38,7 @@ nlohmann::json precision_json(const PrecisionOutcome& o, const PrecisionBound& b
                       {"nodes", l.members},
                       {"total", vs_json(l.total)},
                       {"born_here", vs_json(l.born)},
-                      {"born_share", number(l.born_share())}});
+                      {"born_share", json_measure(l.born_share())}});
   }
   nlohmann::json j = {{"platform", o.platform}, {"bound", describe_bound(bound)},
                       {"layers", layers},       {"outputs", outputs_json(o.outputs)},

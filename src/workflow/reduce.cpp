@@ -15,15 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string file_name_of(const std::string& value) {
-  std::string out;
-  for (char c : value) {
-    out +=
-        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_';
-  }
-  return out + ".npy";
-}
-
 std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
 
 // A platform no worker can build (unknown backend or option) is a usage error.
@@ -73,7 +64,7 @@ Expected<ReductionFiles> write_reduction(const ReduceJob& plan, const ReduceResu
   const fs::path exe = fs::read_symlink("/proc/self/exe", exe_ec);
   w.repro = (exe_ec ? std::string("infergap") : exe.string()) + " run " + shell_quoted(w.reduced);
   for (const auto& [name, t] : r.inputs) {
-    const std::string path = (dir / "inputs" / file_name_of(name)).string();
+    const std::string path = (dir / "inputs" / reduced_input_file_name(name)).string();
     IG_RETURN_IF_ERROR(write_npy(t, path));
     w.inputs[name] = path;
     w.repro += " --input " + shell_quoted(name + "=" + path);
@@ -84,6 +75,15 @@ Expected<ReductionFiles> write_reduction(const ReduceJob& plan, const ReduceResu
 }
 
 }  // namespace
+
+std::string reduced_input_file_name(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    out +=
+        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_';
+  }
+  return out + ".npy";
+}
 
 Expected<ReduceOutcome> reduce_and_write(const ReduceJob& plan) {
   LoadOptions load;

@@ -35,4 +35,7 @@ struct ReduceOutcome {
 
 Expected<ReduceOutcome> reduce_and_write(const ReduceJob& plan);
 
+// The file under DIR/inputs/ that reduce_and_write gives graph input `name`.
+std::string reduced_input_file_name(const std::string& name);
+
 }  // namespace ig

@@ -29,12 +29,12 @@ struct TriageOutcome {
 
 Expected<TriageOutcome> run_triage(const TriagePlan& plan);
 
-// One finding's folder: inputs, reduction, explanation, judgement, README.md and repro.sh; fills
-// the entry's "reduced", "explain", "judgement" and "repro" (workflow/triage_folder.cpp).
 // triage::judge for a finding of `store`, given its stored explain summary.
 nlohmann::json judge_finding(const Store& store, const triage::Finding& finding,
                              const nlohmann::json& explain, bool fp32_reference_too);
 
+// One finding's folder: inputs, reduction, explanation, judgement, README.md and repro.sh; fills
+// the entry's "reduced", "explain", "judgement" and "repro" (workflow/triage_folder.cpp).
 // `fp32_reference_too`: ref has a finding of the same kind and operator (triage::judge).
 Status write_finding_folder(const Store& store, const TriagePlan& plan,
                             const triage::Finding& finding, bool fp32_reference_too,
@@ -46,6 +46,10 @@ Status write_finding_folder(const Store& store, const TriagePlan& plan,
 Status write_repro_script(const std::string& folder, const nlohmann::json& entry,
                           const std::vector<std::string>& input_specs,
                           const std::vector<std::string>& outputs, double rtol, double atol);
+
+// The file under a finding's inputs/ that holds the representative's graph input `name`, where
+// the variant itself stands in for a reduction (reduce names its own: reduced_input_file_name).
+std::string finding_input_file_name(const std::string& name);
 
 // Writes repro.sh again, with today's script, in every finding folder of DIR's index that is
 // present (an earlier triage's folders, a copied sample); the inputs are reduced.onnx's, found

@@ -55,9 +55,7 @@ Expected<Files> write_stored_inputs(const Store& store, const std::string& input
   Files out;
   for (const auto& [name, key] : keys) {
     IG_ASSIGN_OR_RETURN(const Tensor t, store.tensor(key));
-    std::string file;
-    for (char c : name) file += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    const std::string path = (dir / (file + ".npy")).string();
+    const std::string path = (dir / finding_input_file_name(name)).string();
     IG_RETURN_IF_ERROR(write_npy(t, path));
     out.specs.push_back(name + "=" + path);
     out.names.push_back(name);
@@ -166,6 +164,12 @@ bool oracle_ran(const Store& store, const Hit& rep) {
 }
 
 }  // namespace
+
+std::string finding_input_file_name(const std::string& name) {
+  std::string file;
+  for (char c : name) file += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return file + ".npy";
+}
 
 nlohmann::json judge_finding(const Store& store, const triage::Finding& f,
                              const nlohmann::json& explain, bool fp32_reference_too) {

@@ -5,6 +5,7 @@
 #include "analysis/triage_index.h"
 #include "model/onnx_model.h"
 #include "platform/spec.h"
+#include "workflow/reduce.h"
 #include "workflow/triage.h"
 
 namespace ig {
@@ -72,13 +73,10 @@ std::string repro_second_platform(const nlohmann::json& entry) {
   return entry["representative"].value("against", b);
 }
 
-// Graph input NAME's file in the folder's inputs/: named as triage (alphanumerics) or reduce
-// (saved_name) wrote it.
+// Graph input NAME's file in the folder's inputs/, as triage or reduce named it.
 std::string reduced_input_file(const fs::path& folder, const std::string& name) {
-  std::string alnum;
-  for (char c : name) alnum += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  for (const auto& file : {alnum, saved_name(name)}) {
-    const fs::path p = folder / "inputs" / (file + ".npy");
+  for (const auto& file : {finding_input_file_name(name), reduced_input_file_name(name)}) {
+    const fs::path p = folder / "inputs" / file;
     if (fs::exists(p)) return p.string();
   }
   return "";
