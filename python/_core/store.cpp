@@ -1,5 +1,5 @@
 // infergap._core.Store: the analyses of `compare`, `origins` and `attribute` as the JSON their
-// --json prints (cli/study_reports.h), and stored tensors as numpy arrays.
+// --json prints (views/study_reports.h), and stored tensors as numpy arrays.
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -8,12 +8,13 @@
 #include <string>
 
 #include "analysis/learn_facts.h"
-#include "cli/study_json.h"
-#include "cli/study_reports.h"
 #include "core.h"
+#include "views/study_json.h"
+#include "views/study_reports.h"
 #include "worker/probe.h"
 #include "worker/worker_pool.h"
 #include "workflow/attribute.h"
+#include "workflow/compare.h"
 
 namespace ig::python {
 
@@ -22,33 +23,24 @@ namespace {
 class PyStore {
  public:
   explicit PyStore(const std::string& path)
-      : path_(path), store_(value_or_raise(cli::open_existing_store(path))) {}
+      : path_(path), store_(value_or_raise(open_existing_store(path))) {}
 
   std::string compare(const std::string& model, bool layers, bool all_nodes) {
     py::gil_scoped_release unlocked;
-    StudyData study = load(model);
-    cli::CompareReportOptions options{layers, all_nodes, {}};
-    if (layers) options.knobs = value_or_raise(read_catalog(default_worker_executable())).knobs;
-    TensorCache cache(study);
-    const nlohmann::json j = value_or_raise(cli::compare_report(study, options, cache));
-    keep_tensor_facts(*store_, study, "compare");
-    return j.dump();
+    return value_or_raise(compare_study(*store_, CompareRequest{model, layers, all_nodes}))
+        .report.dump();
   }
 
   std::string oracle_origins(const std::string& model) {
     py::gil_scoped_release unlocked;
-    StudyData study = load(model);
-    if (study.oracles.empty())
-      raise(invalid_argument("{}: the study has no oracle runs (study --oracle)", path_));
-    TensorCache cache(study);
-    return value_or_raise(cli::oracle_origins_report(study, cache)).json.dump();
+    return value_or_raise(oracle_origins_study(*store_, model, path_)).report.json.dump();
   }
 
   std::string pair_origins(const std::string& model, const std::string& a, const std::string& b) {
     py::gil_scoped_release unlocked;
     StudyData study = load(model);
     TensorCache cache(study);
-    auto j = cli::pair_origins_report(study, a, b, cache);
+    auto j = pair_origins_report(study, a, b, cache);
     if (!j.ok()) raise(invalid_argument("{}: {}", path_, j.status().message()));
     return j->dump();
   }
@@ -58,7 +50,7 @@ class PyStore {
     py::gil_scoped_release unlocked;
     const Catalog catalog = value_or_raise(read_catalog(default_worker_executable()));
     AttributeOptions options{model, explain, max_trials, max_elements, catalog.knobs, nullptr};
-    return cli::attribute_report(value_or_raise(attribute_study(*store_, options))).dump();
+    return attribute_report(value_or_raise(attribute_study(*store_, options))).dump();
   }
 
   py::array tensor(int64_t run, const std::string& node) {
@@ -67,7 +59,7 @@ class PyStore {
       py::gil_scoped_release unlocked;
       ok_or_raise(store_->run(run).status());
       auto outs = value_or_raise(store_->outputs(run));
-      const StoredOutput o = value_or_raise(cli::find_output(outs, node, run));
+      const StoredOutput o = value_or_raise(find_output(outs, node, run));
       t = value_or_raise(store_->tensor(o.tensor));
     }
     if (t.nbytes() > 0 && t.raw() == nullptr)

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "cli/progress.h"
 #include "core.h"
 #include "study/import_run.h"
+#include "views/progress.h"
 #include "workflow/study.h"
 
 namespace ig::python {
@@ -38,13 +38,13 @@ std::string study(const StudyArgs& a) {
   o.repeat = a.repeat;
   o.all_layers = a.all_layers;
   o.timeout_seconds = a.timeout;
-  o.oracle = a.oracle == "default" ? default_oracle() : a.oracle == "none" ? "" : a.oracle;
+  o.oracle = oracle_from_choice(a.oracle);
   plan.store_path = a.store;
   plan.presets = a.presets;
   plan.self_check = a.self_check;
   plan.report = a.report;
   const auto store = value_or_raise(Store::open(a.store));
-  cli::ProgressBar bar("study");
+  ProgressBar bar("study");
   StudyHooks hooks;
   hooks.progress = [&](const StudyProgress& p) {
     bar.update(p.done, p.total, p.executed, p.current);

@@ -1,5 +1,6 @@
 // A measure (SQNR, error, rate, headroom) as JSON, which has no infinity: +-infinity as "inf" and
-// "-inf", NaN (nothing measured) as null.
+// "-inf", NaN (nothing measured, or a NaN result) as null. The one convention of every JSON
+// output (docs/FORMATS.md, "Numbers"); nlohmann writes a bare non-finite double as null too.
 #pragma once
 
 #include <cmath>

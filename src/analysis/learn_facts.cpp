@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "analysis/eqc.h"
-#include "analysis/oracle.h"
-#include "analysis/oracle_origins.h"
+#include "analysis/compare/eqc.h"
+#include "analysis/oracle/oracle.h"
+#include "analysis/oracle/origins.h"
 
 namespace ig {
 

@@ -1,6 +1,6 @@
 #include "analysis/study_data.h"
 
-#include "analysis/oracle_error.h"
+#include "analysis/oracle/error.h"
 
 #include <algorithm>
 #include <set>

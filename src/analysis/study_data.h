@@ -93,7 +93,7 @@ class TensorCache {
   // How many get()s had to load (a test sees a small budget reload).
   int64_t loads() const { return loads_; }
   TensorFacts& facts() { return *facts_; }
-  // error(y, o) of analysis/oracle_error.h from the kept facts, else from the tensors (and
+  // error(y, o) of analysis/oracle/error.h from the kept facts, else from the tensors (and
   // learned); -1 when the two are not comparable.
   Expected<double> oracle_error(const TensorKey& y, const TensorKey& oracle);
   // Errors against the oracle already computed, by (platform tensor, oracle tensor): compare's

@@ -13,6 +13,16 @@ namespace ig {
 
 inline constexpr int kMaxOpset = 1000;
 
+// One node's operands as a library backend that works on ig::Tensor receives them (oneDNN,
+// XNNPACK): its backend's OpInputs.
+struct NodeOperands {
+  const Node& node;
+  int64_t opset;
+  std::vector<const Tensor*> in;  // nullptr for a missing optional input
+  const Tensor& at(size_t i) const { return *in[i]; }
+  bool has(size_t i) const { return i < in.size() && in[i] && in[i]->defined(); }
+};
+
 // Ok, or kUnsupported with a reason a user can read, from the node alone (attributes, constant
 // inputs); shapes and dtypes are checked when the node runs.
 using OpCheckFn = Status (*)(const Node& node, const Model& model);

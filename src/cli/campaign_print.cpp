@@ -1,4 +1,4 @@
-// Terminal tables of a campaign analysis (analysis/campaign.h).
+// Terminal tables of a campaign analysis (analysis/campaign/campaign.h).
 #include <cstdio>
 
 #include "cli/campaign_print.h"

@@ -1,4 +1,4 @@
-// Terminal tables of a campaign analysis (analysis/campaign.h).
+// Terminal tables of a campaign analysis (analysis/campaign/campaign.h).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/study_json.h"
-#include "cli/study_reports.h"
+#include "views/study_json.h"
+#include "views/study_reports.h"
 #include "worker/probe.h"
 #include "workflow/attribute.h"
 

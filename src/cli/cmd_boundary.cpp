@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "analysis/boundary.h"
+#include "analysis/reduce/boundary.h"
 #include "backends/ref/ref_opsets.h"
 #include "cli/commands.h"
 #include "cli/input_options.h"

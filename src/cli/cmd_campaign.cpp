@@ -7,29 +7,26 @@
 // explain by rerunning those runs with every layer, and prints the campaign analysis.
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <thread>
 
-#include "analysis/campaign.h"
+#include "analysis/campaign/campaign.h"
 #include "cli/campaign_print.h"
 #include "cli/commands.h"
 #include "cli/fleet_plan.h"
 #include "cli/input_options.h"
 #include "cli/limit_options.h"
 #include "cli/peak_memory.h"
-#include "cli/progress.h"
 #include "inputs/variant_inputs.h"
 #include "store/pg_store.h"
+#include "views/progress.h"
 #include "workflow/campaign.h"
 #include "workflow/campaign_derive.h"
 
 namespace ig::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 // Executed runs' costs in ms per run (StudySummary::Costs): a slow host explains itself.
 nlohmann::json per_run_ms(const StudySummary& s) {
@@ -136,7 +133,7 @@ StudyOptions study_options(const CampaignArgs& a, std::vector<std::string> model
   StudyOptions opt;
   opt.models = std::move(models);
   opt.platforms = a.platforms;
-  opt.oracle = a.oracle == "default" ? default_oracle() : a.oracle == "none" ? "" : a.oracle;
+  opt.oracle = oracle_from_choice(a.oracle);
   opt.seed = a.seed;
   opt.host_tag = a.host_tag;
   opt.shapes = a.shapes;
@@ -218,13 +215,7 @@ Status run_campaign(const CampaignArgs& a) {
   std::optional<DerivedModels> derived;
   if (!a.derive.empty()) {
     IG_ASSIGN_OR_RETURN(derived, derive_for_campaign(a, models));
-    // A rerun over a folder holding the derive dir finds them already among the models.
-    for (const auto& d : derived->paths) {
-      const auto same = [&](const std::string& m) {
-        return fs::absolute(m).lexically_normal() == fs::absolute(d).lexically_normal();
-      };
-      if (std::none_of(models.begin(), models.end(), same)) models.push_back(d);
-    }
+    models = with_derived_models(std::move(models), *derived);
   }
   IG_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store, Store::open(a.store));
   const CampaignPlan plan{study_options(a, models), a.store, a.presets, a.analysis, !a.no_report};

@@ -6,46 +6,33 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "analysis/attribute.h"
-#include "analysis/eqc.h"
-#include "analysis/learn_facts.h"
-#include "analysis/oracle.h"
-#include "analysis/oracle_origins.h"
-#include "analysis/parent_compare.h"
+#include "analysis/precision/parent_compare.h"
 #include "cli/commands.h"
-#include "cli/study_json.h"
-#include "cli/study_reports.h"
 #include "core/strings.h"
-#include "worker/probe.h"
+#include "views/study_json.h"
+#include "workflow/compare.h"
 
 namespace ig::cli {
 
 namespace {
 
-struct CompareOptions {
-  CompareReportOptions report;
-  std::string format = "text";
-};
-
-Status print_compare(const StudyData& study, const CompareOptions& options) {
-  const std::string& format = options.format;
-  TensorCache cache(study);
-  IG_ASSIGN_OR_RETURN(const nlohmann::json j, compare_report(study, options.report, cache));
-  for (const auto& note : cache.not_kept())
+// compare's views of what workflow/compare.h computed: JSON, the EQC matrix as CSV, or text.
+void print_compare(const CompareOutcome& outcome, const std::string& format) {
+  for (const auto& note : outcome.not_kept)
     std::fprintf(stderr, "infergap compare: note: %s\n", note.c_str());
-  const auto labels = study.labels();
+  const StudyData& study = outcome.study;
+  const nlohmann::json& j = outcome.report;
   if (format == "json") {
     std::printf("%s\n", j.dump(2).c_str());
-    return Status::Ok();
+    return;
   }
   std::vector<std::string> columns;
   for (const auto& c : study.cases) columns.push_back(c.label());
   if (format == "csv") {
-    print_csv_matrix("platform", labels, columns, j["eqc_matrix"]);
-    return Status::Ok();
+    print_csv_matrix("platform", study.labels(), columns, j["eqc_matrix"]);
+    return;
   }
   print_text_report(study, j, columns);
-  return Status::Ok();
 }
 
 // compare --model DERIVED --parent PARENT: per layer, SQNR against the parent on each platform.
@@ -131,17 +118,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
         IG_ASSIGN_OR_RETURN(auto both, load_study(*store, ""));
         return print_parent(both, args->model, args->parent, args->json);
       }
-      IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args->model));
-      CompareOptions options{{args->layers, args->all_nodes, {}},
-                             args->json  ? "json"
-                             : args->csv ? "csv"
-                                         : "text"};
-      if (args->layers) {
-        IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(default_worker_executable()));
-        options.report.knobs = catalog.knobs;
-      }
-      IG_RETURN_IF_ERROR(print_compare(study, options));
-      keep_tensor_facts(*store, study, "compare");
+      IG_ASSIGN_OR_RETURN(
+          const CompareOutcome outcome,
+          compare_study(*store, CompareRequest{args->model, args->layers, args->all_nodes}));
+      print_compare(outcome, args->json ? "json" : args->csv ? "csv" : "text");
       return Status::Ok();
     }();
     if (!st.ok()) {

@@ -5,10 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "model/onnx_model.h"
-#include "model/parent_record.h"
-#include "synth/convert_precision.h"
-#include "synth/mutate.h"
+#include "workflow/derive_model.h"
 
 namespace ig::cli {
 
@@ -27,17 +24,14 @@ Status run_convert(const ConvertArgs& a) {
   o.block = a.block;
   o.label = a.model;
   o.base_dir = std::filesystem::path(a.model).parent_path().string();
-  IG_ASSIGN_OR_RETURN(const onnx::ModelProto parent, read_model_proto(a.model));
-  if (Status st = check_model_proto(parent); !st.ok()) return st.with_context(a.model);
-  IG_ASSIGN_OR_RETURN(ConvertResult r, convert_precision(parent, o));
-  IG_RETURN_IF_ERROR(stamp_parent_file(r.model, a.model, a.out));
-  IG_RETURN_IF_ERROR(save_model_proto(r.model, a.out));
+  IG_ASSIGN_OR_RETURN(const auto file, convert_model_file(a.model, a.out, o));
+  const ConvertResult& r = file.result;
   if (a.json) {
     std::printf("%s\n", nlohmann::json{{"model", a.model},
                                        {"output", a.out},
                                        {"to", a.to},
-                                       {"parent", content_hash(parent)},
-                                       {"hash", content_hash(r.model)},
+                                       {"parent", file.parent_hash},
+                                       {"hash", file.hash},
                                        {"opset_raised", r.opset_raised},
                                        {"nodes_converted", r.converted_nodes.size()},
                                        {"kept_float32", r.kept},

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "analysis/campaign_data.h"
-#include "analysis/compare.h"
+#include "analysis/campaign/data.h"
+#include "analysis/compare/compare.h"
 #include "cli/commands.h"
 #include "model/npy.h"
 #include "model/tensor_proto.h"

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/study_json.h"
+#include "views/study_json.h"
 #include "workflow/explain.h"
 
 namespace ig::cli {

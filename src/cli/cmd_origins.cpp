@@ -5,9 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/study_json.h"
-#include "cli/study_reports.h"
 #include "model/npy.h"
+#include "views/study_json.h"
+#include "views/study_reports.h"
+#include "workflow/compare.h"
 
 namespace ig::cli {
 
@@ -21,11 +22,9 @@ struct OriginsArgs {
 // origins --oracle: per platform, where its error against the oracle is born.
 Status run_oracle_origins(const OriginsArgs& args) {
   IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args.store));
-  IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args.model));
-  if (study.oracles.empty())
-    return invalid_argument("{}: the study has no oracle runs (study --oracle)", args.store);
-  TensorCache cache(study);
-  IG_ASSIGN_OR_RETURN(const auto report, oracle_origins_report(study, cache));
+  IG_ASSIGN_OR_RETURN(const auto outcome, oracle_origins_study(*store, args.model, args.store));
+  const StudyData& study = outcome.study;
+  const OracleOriginsReport& report = outcome.report;
   const auto& origins = report.origins;
   const auto& largest = report.largest;
   const nlohmann::json& j = report.json["oracle_origins"];
@@ -67,28 +66,19 @@ Status print_origins(const OriginsArgs& args) {
   IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args.store));
   IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args.model));
   TensorCache cache(study);
-  const auto labels = study.labels();
-  std::vector<std::pair<std::string, std::string>> pairs;
-  if (!args.a.empty() || !args.b.empty()) {
-    for (const auto* p : {&args.a, &args.b})
-      if (std::find(labels.begin(), labels.end(), *p) == labels.end())
-        return invalid_argument("{}: no platform '{}' (platforms: {})", args.store, *p,
-                                nlohmann::json(labels).dump());
-    pairs.emplace_back(args.a, args.b);
-  } else {
-    for (size_t i = 0; i < labels.size(); ++i)
-      for (size_t j = i + 1; j < labels.size(); ++j) pairs.emplace_back(labels[i], labels[j]);
-  }
   if (args.json) {
-    IG_ASSIGN_OR_RETURN(const auto j, pair_origins_report(study, args.a, args.b, cache));
-    std::printf("%s\n", j.dump(2).c_str());
+    auto j = pair_origins_report(study, args.a, args.b, cache);
+    if (!j.ok()) return j.status().with_context(args.store);
+    std::printf("%s\n", j->dump(2).c_str());
     return Status::Ok();
   }
+  auto cases = study_origins(study, args.a, args.b, cache);
+  if (!cases.ok()) return cases.status().with_context(args.store);
   if (args.csv) std::printf("a,b,case,first,node_index,node,op_type,remaining_precision\n");
-  for (const auto& c : study.cases) {
-    for (const auto& [a, b] : pairs) {
-      IG_ASSIGN_OR_RETURN(auto po, pair_origins(c, a, b, cache));
-      if (!po.compared || po.differing == 0) continue;
+  for (const auto& c : *cases) {
+    for (const auto& po : c.pairs) {
+      const std::string& a = po.a;
+      const std::string& b = po.b;
       if (args.csv) {
         for (size_t k = 0; k < po.induced.size(); ++k) {
           const auto& o = po.induced[k];
@@ -103,7 +93,6 @@ Status print_origins(const OriginsArgs& args) {
                     static_cast<long long>(po.propagated));
         for (size_t k = 0; k < po.induced.size(); ++k) {
           const auto& o = po.induced[k];
-          // A quantized output: how many steps the pair is apart, not bits.
           const std::string how =
               o.steps ? fmt::format("{} step(s) off in {:.3g}% of elements (step {:.3g}){}",
                                     steps_text(steps_json(o.steps->steps_max)),
@@ -116,15 +105,12 @@ Status print_origins(const OriginsArgs& args) {
         }
       }
     }
-    if (args.a.empty()) {
-      IG_ASSIGN_OR_RETURN(auto splits, set_origins(c, labels, cache));
-      for (const auto& s : splits) {
-        if (!args.csv)
-          std::printf("set split on %s at #%lld %s '%s': %zu -> %zu classes %s\n",
-                      s.case_label.c_str(), static_cast<long long>(s.node.node_index),
-                      s.node.op_type.c_str(), s.node.node.c_str(), s.before.classes.size(),
-                      s.after.classes.size(), nlohmann::json(s.after.classes).dump().c_str());
-      }
+    if (args.csv) continue;
+    for (const auto& s : c.splits) {
+      std::printf("set split on %s at #%lld %s '%s': %zu -> %zu classes %s\n", s.case_label.c_str(),
+                  static_cast<long long>(s.node.node_index), s.node.op_type.c_str(),
+                  s.node.node.c_str(), s.before.classes.size(), s.after.classes.size(),
+                  nlohmann::json(s.after.classes).dump().c_str());
     }
   }
   return Status::Ok();

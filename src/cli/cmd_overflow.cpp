@@ -1,5 +1,5 @@
 // infergap overflow MODEL16 [--parent FLOAT] [-p PLATFORM] [--input NAME=SPEC...] [--json]
-// Where a float16/bfloat16 model leaves its range (analysis/overflow.h).
+// Where a float16/bfloat16 model leaves its range (analysis/precision/overflow.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/strings.h"
+#include "platform/knobs.h"
 #include "worker/knobs_json.h"
 #include "worker/probe.h"
 
@@ -41,10 +43,13 @@ void print_knobs(const KnobTables& tables) {
     for (const auto& k : table) {
       std::string cause = k.cause.empty() ? "-" : k.cause;
       for (const auto& vc : k.value_causes) cause += ", " + vc.value + ": " + vc.cause;
-      std::printf("  %-14s default %-10s cause %s%s\n      %s\n", k.key.c_str(),
+      std::string values = join_names(k.values);
+      if (const std::string form = knob_values_form(k); !form.empty())
+        values = form + (values.empty() ? "" : "; e.g. " + values);
+      std::printf("  %-14s default %-10s cause %s%s\n      %s\n      values: %s\n", k.key.c_str(),
                   k.default_value.empty() ? "(none)" : k.default_value.c_str(), cause.c_str(),
                   k.eager_value.empty() ? "" : ("; eager: " + k.eager_value).c_str(),
-                  k.help.c_str());
+                  k.help.c_str(), values.c_str());
     }
   }
 }

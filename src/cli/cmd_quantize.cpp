@@ -8,10 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/input_options.h"
-#include "model/onnx_model.h"
-#include "model/parent_record.h"
-#include "synth/mutate.h"
-#include "synth/quantize_model.h"
+#include "workflow/derive_model.h"
 
 namespace ig::cli {
 
@@ -96,11 +93,8 @@ Expected<QuantizeOptions> options_of(const QuantizeArgs& a) {
 
 Status run_quantize(const QuantizeArgs& a) {
   IG_ASSIGN_OR_RETURN(const QuantizeOptions o, options_of(a));
-  IG_ASSIGN_OR_RETURN(const onnx::ModelProto parent, read_model_proto(a.model));
-  if (Status st = check_model_proto(parent); !st.ok()) return st.with_context(a.model);
-  IG_ASSIGN_OR_RETURN(QuantizeResult r, quantize_model(parent, o));
-  IG_RETURN_IF_ERROR(stamp_parent_file(r.model, a.model, a.out));
-  IG_RETURN_IF_ERROR(save_model_proto(r.model, a.out));
+  IG_ASSIGN_OR_RETURN(const auto file, quantize_model_file(a.model, a.out, o));
+  const QuantizeResult& r = file.result;
   if (a.json) {
     nlohmann::json acts = nlohmann::json::array();
     for (const auto& t : r.activations)
@@ -111,8 +105,8 @@ Status run_quantize(const QuantizeArgs& a) {
                       {"zero_point", t.zero_point}});
     std::printf("%s\n", nlohmann::json{{"model", a.model},
                                        {"output", a.out},
-                                       {"parent", content_hash(parent)},
-                                       {"hash", content_hash(r.model)},
+                                       {"parent", file.parent_hash},
+                                       {"hash", file.hash},
                                        {"samples", r.samples},
                                        {"opset_raised", r.opset_raised},
                                        {"nodes_quantized", r.quantized_nodes.size()},

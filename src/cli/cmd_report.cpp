@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/study_json.h"
 #include "report/report.h"
+#include "views/study_json.h"
 #include "worker/probe.h"
 
 namespace ig::cli {

@@ -14,10 +14,10 @@
 #include "cli/input_options.h"
 #include "cli/limit_options.h"
 #include "cli/peak_memory.h"
-#include "cli/progress.h"
-#include "model/parent_record.h"
 #include "store/pg_store.h"
 #include "study/study.h"
+#include "views/progress.h"
+#include "workflow/merge.h"
 #include "workflow/study.h"
 
 namespace ig::cli {
@@ -76,27 +76,13 @@ struct StudyArgs {
   std::vector<std::string> parents;  // --parent: studied beside the models, on the same inputs
 };
 
-// --parent FLOAT: the float parent of the --model files (infergap quantize / convert), studied on
-// the same inputs so that `compare --parent` lines the layers up. Without --parent, the parent a
-// model's lineage names is added when it sits beside the model with the recorded hash; stderr
-// says which, or why not.
+// --parent FLOAT, or the parent each model's lineage names (workflow/study.h).
 void add_parents(StudyArgs& a) {
-  if (a.parents.empty()) {
-    for (const auto& m : a.opt.models) {
-      const ParentLookup found = find_recorded_parent(m);
-      if (!found.note().empty()) std::fprintf(stderr, "infergap study: %s\n", found.note().c_str());
-      if (!found.path.empty() &&
-          std::find(a.parents.begin(), a.parents.end(), found.path) == a.parents.end())
-        a.parents.push_back(found.path);
-    }
-  }
-  auto same_file = [](const std::string& x, const std::string& y) {
-    return fs::absolute(x).lexically_normal() == fs::absolute(y).lexically_normal();
-  };
-  for (const auto& p : a.parents)
-    if (std::none_of(a.opt.models.begin(), a.opt.models.end(),
-                     [&](const std::string& m) { return same_file(m, p); }))
-      a.opt.models.push_back(p);
+  auto found = with_recorded_parents(a.opt.models, a.parents, [](const std::string& note) {
+    std::fprintf(stderr, "infergap study: %s\n", note.c_str());
+  });
+  a.opt.models = std::move(found.models);
+  a.parents = std::move(found.parents);
 }
 
 void print_parent_hint(const StudyArgs& a) {
@@ -178,7 +164,7 @@ Expected<StudyPlan> study_plan(const StudyArgs& a) {
   opt.max_memory_bytes = a.limits.max_memory_bytes();
   opt.trace_budget_bytes = a.trace_budget.bytes();
   opt.all_layers = a.layers == "all";
-  opt.oracle = a.oracle == "default" ? default_oracle() : a.oracle == "none" ? "" : a.oracle;
+  opt.oracle = oracle_from_choice(a.oracle);
   return StudyPlan{opt,         a.store, a.presets, !a.no_self_check, a.keep_tensors == "none",
                    !a.no_report};
 }
@@ -269,26 +255,10 @@ void add_merge_command(CLI::App& app, int& exit_code) {
       std::fprintf(stderr, "infergap merge: %s\n", st.message().c_str());
       exit_code = kExitBadInput;
     };
-    auto out = Store::open(args->output);
-    if (!out.ok()) return fail(out.status());
-    for (const auto& src : args->sources) {
-      // A PostgreSQL source is merged from its snapshot; a PostgreSQL output gets the union.
-      std::unique_ptr<Store> snapshot;
-      if (is_postgres_url(src)) {
-        auto opened = Store::open(src);
-        if (!opened.ok()) return fail(opened.status());
-        snapshot = std::move(*opened);
-      }
-      Status st = (*out)->merge_from(snapshot ? snapshot->path() : src);
-      if (!st.ok()) return fail(st);
-    }
-    if (Status st = (*out)->push_to_remote(); !st.ok()) return fail(st);
+    auto counts = merge_stores(args->sources, args->output);
+    if (!counts.ok()) return fail(counts.status());
     nlohmann::json j{{"output", redact_url(args->output)}};
-    for (const char* table : {"hosts", "platforms", "models", "inputs", "runs", "tensors"}) {
-      auto n = (*out)->count(table);
-      if (!n.ok()) return fail(n.status());
-      j[table] = *n;
-    }
+    for (const auto& [table, n] : *counts) j[table] = n;
     if (args->json) {
       std::printf("%s\n", j.dump(2).c_str());
     } else {

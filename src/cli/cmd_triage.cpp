@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "analysis/triage_index.h"
-#include "analysis/triage_markdown.h"
+#include "analysis/triage/index.h"
+#include "analysis/triage/markdown.h"
 #include "cli/commands.h"
-#include "cli/study_json.h"
+#include "views/study_json.h"
 #include "workflow/triage.h"
 
 namespace ig::cli {

@@ -1,6 +1,7 @@
 #include "core/strings.h"
 
 #include <cctype>
+#include <filesystem>
 #include <string_view>
 
 namespace ig {
@@ -21,6 +22,11 @@ std::string shell_quote(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
+}
+
+bool same_path(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  return fs::absolute(a).lexically_normal() == fs::absolute(b).lexically_normal();
 }
 
 }  // namespace ig

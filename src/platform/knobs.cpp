@@ -78,4 +78,24 @@ std::map<std::string, std::string> eager_options(const KnobTables& tables,
   return out;
 }
 
+bool knob_value_listed(const Knob& knob, const std::string& value) {
+  return !knob_values_form(knob).empty() ||
+         std::find(knob.values.begin(), knob.values.end(), value) != knob.values.end();
+}
+
+std::string knob_values_form(const Knob& knob) {
+  if (knob.min < knob.max)
+    return "an integer from " + std::to_string(knob.min) + " to " + std::to_string(knob.max);
+  return knob.values_form;
+}
+
+std::vector<KnobTrial>& registered_trials() {
+  static std::vector<KnobTrial> trials;
+  return trials;
+}
+
+KnobTrialRegistrar::KnobTrialRegistrar(std::vector<KnobTrial> trials) {
+  registered_trials() = std::move(trials);
+}
+
 }  // namespace ig

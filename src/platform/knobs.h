@@ -19,15 +19,33 @@ struct KnobValueCause {
   std::string cause;
 };
 
+// Where `explain` varies a knob: the node traits that make it matter (analysis/explain/space.h
+// names them: reduces, convolution, transcendental, batch-norm, ...), all of which must hold, and
+// the values it combines with other knobs' (the default among them).
+struct KnobSearch {
+  std::vector<std::string> when;
+  std::vector<std::string> combine;
+};
+
 struct Knob {
   std::string key;
   std::string default_value;  // "" when leaving the key out sets nothing (e.g. blas core)
-  std::string help;           // values and meaning, for listings
+  // The legal values. Where `values_form` is set the set is open: other values of that form are
+  // legal too, and `values` lists the usual ones.
+  std::vector<std::string> values;
+  std::string help;  // what it does, for listings
   // What changing it changes, in the paper's words: simd-width, fma, conv-algorithm,
   // thread-split, accumulation-order, precision, fusion, library, ... "" names none.
   std::string cause;
-  std::vector<KnobValueCause> value_causes;  // checked before `cause`, in order
-  std::string eager_value;  // non-empty: this value runs the backend eagerly (no fusion/compile)
+  std::vector<KnobValueCause> value_causes = {};  // checked before `cause`, in order
+  std::string eager_value = "";  // non-empty: this value runs the backend eagerly (no fusion)
+  std::string values_form = "";  // e.g. "lanesN (N = 2..64)"; "" for a closed set
+  // An integer knob: its bounds (values then lists the usual ones).
+  int min = 0, max = 0;
+  KnobSearch search = {};  // the emulator's knobs only
+  // Other options the knob takes effect with (BLIS's arch with lib=blis); a spec that sets the
+  // knob without them is refused by the backend.
+  std::map<std::string, std::string> needs = {};
 };
 
 using KnobTable = std::vector<Knob>;
@@ -58,5 +76,23 @@ std::vector<std::string> option_causes(const KnobTables& tables, const std::stri
 // The options that run `backend` eagerly (fusion and graph compilation off): {} when it has none.
 std::map<std::string, std::string> eager_options(const KnobTables& tables,
                                                  const std::string& backend);
+
+// Whether `value` is one of the knob's legal values (always true for an open set: its backend
+// checks the form).
+bool knob_value_listed(const Knob& knob, const std::string& value);
+// The form of an open set of values: values_form, or "an integer from MIN to MAX"; "" when closed.
+std::string knob_values_form(const Knob& knob);
+
+// A configuration of the emulator that `explain` tries alone (stage 1), and the node traits
+// that must all hold for it to matter; the emulator's binding lists them in the order worth
+// trying.
+struct KnobTrial {
+  std::vector<std::string> when;
+  std::map<std::string, std::string> options;
+};
+std::vector<KnobTrial>& registered_trials();  // by the emulator's binding
+struct KnobTrialRegistrar {
+  explicit KnobTrialRegistrar(std::vector<KnobTrial> trials);
+};
 
 }  // namespace ig

@@ -59,21 +59,21 @@ Expected<const Knob*> declared(const PlatformSpec& spec, const KnobTable& table,
 }  // namespace
 
 Expected<std::string> choice_option(const PlatformSpec& spec, const KnobTable& table,
-                                    const std::string& key,
-                                    const std::vector<std::string>& allowed) {
+                                    const std::string& key) {
   IG_ASSIGN_OR_RETURN(const Knob* knob, declared(spec, table, key));
-  return choice_option(spec, key, knob->default_value, allowed);
+  return choice_option(spec, key, knob->default_value, knob->values);
 }
 
-Expected<int> int_option(const PlatformSpec& spec, const KnobTable& table, const std::string& key,
-                         int lo, int hi) {
+Expected<int> int_option(const PlatformSpec& spec, const KnobTable& table, const std::string& key) {
   IG_ASSIGN_OR_RETURN(const Knob* knob, declared(spec, table, key));
+  if (knob->min >= knob->max)
+    return internal_error("platform '{}': knob '{}' has no integer bounds", spec.to_string(), key);
   int fallback = 0;
   const std::string& d = knob->default_value;
   auto [end, ec] = std::from_chars(d.data(), d.data() + d.size(), fallback);
   if (ec != std::errc() || end != d.data() + d.size())
     return internal_error("platform '{}': knob '{}' has no integer default", spec.to_string(), key);
-  return int_option(spec, key, fallback, lo, hi);
+  return int_option(spec, key, fallback, knob->min, knob->max);
 }
 
 }  // namespace ig

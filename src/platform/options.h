@@ -23,13 +23,12 @@ Expected<std::string> choice_option(const PlatformSpec& spec, const std::string&
 Expected<int> int_option(const PlatformSpec& spec, const std::string& key, int fallback, int lo,
                          int hi);
 
-// The same, with the keys and defaults the backend's knob table declares (platform/knobs.h), so
-// that a default is written once. A key the table lacks is an internal error naming it.
+// The same, with the keys, defaults and legal values the backend's knob table declares
+// (platform/knobs.h), so that each is written once. A key the table lacks is an internal error
+// naming it.
 Status check_option_keys(const PlatformSpec& spec, const KnobTable& table);
 Expected<std::string> choice_option(const PlatformSpec& spec, const KnobTable& table,
-                                    const std::string& key,
-                                    const std::vector<std::string>& allowed);
-Expected<int> int_option(const PlatformSpec& spec, const KnobTable& table, const std::string& key,
-                         int lo, int hi);
+                                    const std::string& key);
+Expected<int> int_option(const PlatformSpec& spec, const KnobTable& table, const std::string& key);
 
 }  // namespace ig

@@ -4,11 +4,11 @@
 #include <map>
 #include <set>
 
-#include "analysis/attribute.h"
+#include "analysis/compare/origins.h"
+#include "analysis/explain/attribute.h"
 #include "analysis/hosts.h"
-#include "analysis/oracle.h"
-#include "analysis/oracle_origins.h"
-#include "analysis/origins.h"
+#include "analysis/oracle/oracle.h"
+#include "analysis/oracle/origins.h"
 #include "report/dendrogram.h"
 
 namespace ig {

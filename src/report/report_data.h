@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/campaign.h"
-#include "analysis/eqc.h"
+#include "analysis/campaign/campaign.h"
+#include "analysis/compare/eqc.h"
 
 namespace ig {
 

@@ -3,8 +3,8 @@
 // where that argmax moves.
 #include <map>
 
-#include "analysis/compare.h"
-#include "analysis/oracle.h"
+#include "analysis/compare/compare.h"
+#include "analysis/oracle/oracle.h"
 #include "report/report_data.h"
 #include "tensor/convert.h"
 

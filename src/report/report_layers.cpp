@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "analysis/quant_steps.h"
+#include "analysis/precision/quant_steps.h"
 #include "model/onnx_model.h"
 #include "report/report_data.h"
 

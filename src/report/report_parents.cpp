@@ -1,11 +1,12 @@
 // The report's "Against the float parent" section: for each derived model of the store whose
 // lineage names another model of the store (infergap quantize / convert, studied with
-// --parent), per layer the SQNR against the parent on each platform (analysis/parent_compare.h).
+// --parent), per layer the SQNR against the parent on each platform
+// (analysis/precision/parent_compare.h).
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "analysis/parent_compare.h"
+#include "analysis/precision/parent_compare.h"
 #include "model/onnx_model.h"
 #include "report/charts.h"
 #include "report/report_data.h"

@@ -14,6 +14,7 @@
 namespace ig {
 
 class TraceHold;  // results/trace_memory.h
+struct Node;      // model/graph.h
 
 struct TracedTensor {
   std::string value;  // ONNX value name
@@ -35,6 +36,10 @@ struct TracedTensor {
   // The tensor, from memory or read back from the spill file (undefined when it has no data).
   Expected<Tensor> data() const;
 };
+
+// Value `value` as a trace holds it: its producing node (nullptr for a graph input), hash, dtype
+// and shape, and the tensor itself when `keep`.
+TracedTensor traced_value(const std::string& value, const Node* producer, Tensor tensor, bool keep);
 
 // A node a platform refused: which node (name, op type, and its index in the main graph, -1 for a
 // node of a subgraph or when the platform refused the model as a whole) and the reason it gave.

@@ -260,4 +260,8 @@ bool tensor_not_kept(const Status& st);
 std::string shape_json(const Shape& shape);
 Expected<Shape> parse_shape_json(const std::string& text);
 
+// An existing store (a SQLite file or a PostgreSQL URL); a missing file is an error instead of a
+// new empty store.
+Expected<std::unique_ptr<Store>> open_existing_store(const std::string& path);
+
 }  // namespace ig

@@ -149,21 +149,6 @@ Expected<Tensor> checked_tensor(const FoundTensor& t, const ValueInfo* declared)
   return out;
 }
 
-TracedTensor traced(const std::string& value, const Node* producer, Tensor tensor) {
-  TracedTensor t;
-  t.value = value;
-  if (producer != nullptr) {
-    t.node = producer->name;
-    t.op_type = producer->op_type;
-    t.node_index = static_cast<int64_t>(producer->index);
-  }
-  t.hash = tensor_hash(tensor);
-  t.dtype = tensor.dtype();
-  t.shape = tensor.shape();
-  t.tensor = std::move(tensor);
-  return t;
-}
-
 }  // namespace
 
 std::string decode_value_file_stem(const std::string& stem) {
@@ -222,7 +207,7 @@ Expected<ImportSummary> import_run(Store& store, const ImportOptions& options) {
           t.file, t.value, options.model);
     }
     IG_ASSIGN_OR_RETURN(Tensor tensor, checked_tensor(t, it->second.declared));
-    TracedTensor row = traced(t.value, it->second.producer, std::move(tensor));
+    TracedTensor row = traced_value(t.value, it->second.producer, std::move(tensor), true);
     if (it->second.output_position >= 0) {
       outputs[static_cast<size_t>(it->second.output_position)] = std::move(row);
     } else {

@@ -1,8 +1,8 @@
 // The self-check of our adapters (docs/ORACLE.md, "Self-check"): a span of nodes
-// (analysis/error_spans.h) whose output was grossly off the oracle while its inputs agreed is
-// re-run alone, fed the values the platform traced at the span's inputs, twice: on the platform
+// (analysis/oracle/error_spans.h) whose output was grossly off the oracle while its inputs agreed
+// is re-run alone, fed the values the platform traced at the span's inputs, twice: on the platform
 // with its fusion off (platform/catalog.h, unfused_spec) and on the oracle. The re-runs are stored
-// (table self_checks); analysis/self_check_verdict.h turns them into a verdict.
+// (table self_checks); analysis/self_check/verdict.h turns them into a verdict.
 #pragma once
 
 #include <map>

@@ -177,6 +177,10 @@ Expected<std::vector<InputRequest>> input_requests_of(const StudyOptions& option
 // fp64 with compensated (double-double) dot products and sums: the closest to exact we run.
 std::string default_oracle() { return "ref:acc=exact,dtype=fp64"; }
 
+std::string oracle_from_choice(const std::string& choice) {
+  return choice == "default" ? default_oracle() : choice == "none" ? "" : choice;
+}
+
 Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOptions& options,
                                  const std::function<void(const StudyProgress&)>& progress) {
   if (options.models.empty()) return invalid_argument("study: no model (--model)");

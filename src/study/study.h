@@ -111,6 +111,9 @@ Expected<InputEntry> register_input(Store& store, const Model& model,
 // The default oracle: fp64 on the reference backend where it accepts `dtype=fp64`, plain `ref`
 // otherwise.
 std::string default_oracle();
+// The oracle a user's --oracle choice names: "default" is default_oracle(), "none" no oracle
+// (""), anything else a platform spec.
+std::string oracle_from_choice(const std::string& choice);
 
 Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOptions& options,
                                  const std::function<void(const StudyProgress&)>& progress);

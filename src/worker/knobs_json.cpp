@@ -10,12 +10,15 @@ nlohmann::json knobs_to_json(const KnobTables& tables) {
       nlohmann::json values = nlohmann::json::array();
       for (const auto& vc : k.value_causes)
         values.push_back({{"value", vc.value}, {"cause", vc.cause}});
-      list.push_back({{"key", k.key},
-                      {"default", k.default_value},
-                      {"help", k.help},
-                      {"cause", k.cause},
-                      {"value_causes", values},
-                      {"eager", k.eager_value}});
+      nlohmann::json knob = {{"key", k.key},          {"default", k.default_value},
+                             {"values", k.values},    {"help", k.help},
+                             {"cause", k.cause},      {"value_causes", values},
+                             {"eager", k.eager_value}};
+      // An open set: what else is legal, and an integer knob's bounds.
+      if (const std::string form = knob_values_form(k); !form.empty()) knob["values_form"] = form;
+      if (k.min < k.max) knob["range"] = {k.min, k.max};
+      if (!k.needs.empty()) knob["needs"] = k.needs;
+      list.push_back(std::move(knob));
     }
     out[backend] = list;
   }
@@ -29,8 +32,19 @@ Expected<KnobTables> knobs_from_json(const nlohmann::json& j) {
     try {
       KnobTable& table = tables[backend];
       for (const auto& k : list) {
-        Knob knob{k.at("key"), k.at("default"),     k.value("help", ""), k.at("cause"),
-                  {},          k.value("eager", "")};
+        Knob knob{.key = k.at("key"),
+                  .default_value = k.at("default"),
+                  .values = k.value("values", std::vector<std::string>{}),
+                  .help = k.value("help", ""),
+                  .cause = k.at("cause"),
+                  .eager_value = k.value("eager", "")};
+        knob.needs = k.value("needs", std::map<std::string, std::string>{});
+        if (k.contains("range")) {
+          knob.min = k["range"].at(0);
+          knob.max = k["range"].at(1);
+        } else {
+          knob.values_form = k.value("values_form", "");
+        }
         for (const auto& vc : k.value("value_causes", nlohmann::json::array()))
           knob.value_causes.push_back({vc.at("value"), vc.at("cause")});
         table.push_back(std::move(knob));

@@ -17,21 +17,6 @@ namespace ig {
 
 namespace {
 
-TracedTensor traced(const std::string& value, const Node* node, const Tensor& t, bool keep) {
-  TracedTensor tt;
-  tt.value = value;
-  if (node) {
-    tt.node = node->name;
-    tt.op_type = node->op_type;
-    tt.node_index = static_cast<int64_t>(node->index);
-  }
-  tt.hash = tensor_hash(t);
-  tt.dtype = t.dtype();
-  tt.shape = t.shape();
-  if (keep) tt.tensor = t;
-  return tt;
-}
-
 // Every node the backend refuses before running (subgraph nodes keep index -1: their index is
 // not a main-graph position).
 std::vector<Rejection> rejections_of(const Model& model, const Backend& backend) {
@@ -173,7 +158,7 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
         for (size_t i = 0; i < outs.size() && i < node.outputs.size(); ++i) {
           if (node.outputs[i].empty() || !outs[i].is_tensor()) continue;
           TracedTensor t =
-              traced(node.outputs[i], &node, outs[i].tensor, request.capture.keep_tensors);
+              traced_value(node.outputs[i], &node, outs[i].tensor, request.capture.keep_tensors);
           t.covers = report.covers;
           t.note = report.note;
           traced_hash[t.value] = t.hash;
@@ -202,7 +187,7 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
       const std::string& name = model->graph.outputs[i].name;
       auto it = producer.find(name);
       result.outputs.push_back(
-          traced(name, it == producer.end() ? nullptr : it->second, v.tensor, true));
+          traced_value(name, it == producer.end() ? nullptr : it->second, v.tensor, true));
       // A backend that traces a copy of the model (ORT: intermediates as outputs, which stops
       // fusion) computed this output another way than its trace: it belongs to every node
       // upstream, not to its producer alone.

@@ -121,10 +121,23 @@ const BackendRegistrar kCrashTestRegistrar(BackendFactory{
     }});
 
 // Dying or waiting changes no numerics: no knob names a cause.
-const KnobRegistrar kCrashTestKnobs(
-    "crashtest", {{"signal", "", "SEGV|ILL|ABRT|FPE|BUS|hang: die in every job", "", {}, ""},
-                  {"load", "", "ILL: die while loading", "", {}, ""},
-                  {"delay_ms", "0", "wait before running, in ms", "", {}, ""}});
+const KnobRegistrar kCrashTestKnobs("crashtest",
+                                    {{.key = "signal",
+                                      .default_value = "",
+                                      .values = {"SEGV", "ILL", "ABRT", "FPE", "BUS", "hang"},
+                                      .help = "die in every job",
+                                      .cause = ""},
+                                     {.key = "load",
+                                      .default_value = "",
+                                      .values = {"ILL"},
+                                      .help = "die while loading",
+                                      .cause = ""},
+                                     {.key = "delay_ms",
+                                      .default_value = "0",
+                                      .values = {"0", "100"},
+                                      .help = "wait before running, in ms",
+                                      .cause = "",
+                                      .values_form = "milliseconds"}});
 
 const CandidateRegistrar kCrashTestCandidates("crashtest", [] {
   return std::vector<PlatformCandidate>{

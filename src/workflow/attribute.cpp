@@ -1,6 +1,6 @@
 #include "workflow/attribute.h"
 
-#include "analysis/explain_problem.h"
+#include "analysis/explain/problem.h"
 #include "platform/spec.h"
 
 namespace ig {

@@ -1,6 +1,6 @@
 // What `infergap attribute` computes: for every EQC split (where a class is born), the causes the
-// two sides' knobs name (analysis/attribute.h); between two libraries, where the specs say only
-// `library`, explain's emulator is asked what each side's own order is and the causes only one
+// two sides' knobs name (analysis/explain/attribute.h); between two libraries, where the specs say
+// only `library`, explain's emulator is asked what each side's own order is and the causes only one
 // side has replace it.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/attribute.h"
+#include "analysis/explain/attribute.h"
 #include "store/store.h"
 
 namespace ig {
@@ -21,13 +21,6 @@ struct AttributeOptions {
   KnobTables knobs;                // the backends' (read_catalog)
   // Called before each explain (a platform at a node), for progress.
   std::function<void(const std::string& platform, const std::string& node)> explaining;
-};
-
-struct AttributeOutcome {
-  std::vector<SplitAttribution> splits;
-  size_t cases = 0;
-  // Why explain could not refine splits between libraries: the study kept no inner tensors.
-  std::string not_kept;
 };
 
 Expected<AttributeOutcome> attribute_study(const Store& store, const AttributeOptions& options);

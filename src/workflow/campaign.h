@@ -1,7 +1,7 @@
 // What `infergap campaign` does, in order: a study with one input set per variant (the inputs the
 // variant carries, else seeded random data) over graph outputs, the shared store updated, a rerun
-// with every layer of the runs whose divergence must be located (analysis/campaign.h decides
-// which), the analysis and the report.
+// with every layer of the runs whose divergence must be located (analysis/campaign/campaign.h
+// decides which), the analysis and the report.
 #pragma once
 
 #include <functional>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/campaign.h"
+#include "analysis/campaign/campaign.h"
 #include "study/campaign.h"
 
 namespace ig {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/strings.h"
 #include "inputs/inputs.h"
 #include "inputs/variant_inputs.h"
 #include "model/onnx_model.h"
@@ -144,6 +145,15 @@ Expected<DerivedModels> derive_campaign_models(
     }
   }
   return out;
+}
+
+std::vector<std::string> with_derived_models(std::vector<std::string> models,
+                                             const DerivedModels& derived) {
+  for (const auto& d : derived.paths) {
+    const auto same = [&](const std::string& m) { return same_path(m, d); };
+    if (std::none_of(models.begin(), models.end(), same)) models.push_back(d);
+  }
+  return models;
 }
 
 }  // namespace ig

@@ -48,4 +48,9 @@ Expected<DerivedModels> derive_campaign_models(const std::vector<std::string>& m
 // beside a SQLite store.
 std::string default_derive_dir(const std::string& store_path);
 
+// `models` with the derived ones appended, each once: a rerun over a folder holding the derive
+// dir finds them already among the models.
+std::vector<std::string> with_derived_models(std::vector<std::string> models,
+                                             const DerivedModels& derived);
+
 }  // namespace ig

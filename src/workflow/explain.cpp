@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "analysis/explain_problem.h"
+#include "analysis/explain/problem.h"
 #include "analysis/study_data.h"
 #include "platform/spec.h"
 

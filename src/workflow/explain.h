@@ -1,13 +1,13 @@
 // What `infergap explain` does: find the stored run (--run, else the platform's majority run in
 // the first case that traced the node), cut the node (or the fused group the platform ran as one
 // call) out with its stored inputs, and search the emulator's configurations for the one that
-// reproduces the platform's output (analysis/explain.h).
+// reproduces the platform's output (analysis/explain/explain.h).
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "analysis/explain.h"
+#include "analysis/explain/explain.h"
 #include "store/store.h"
 
 namespace ig {

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <set>
 
-#include "analysis/precision_layers.h"
-#include "analysis/quant_views.h"
+#include "analysis/precision/layers.h"
+#include "analysis/precision/quant_views.h"
 #include "model/onnx_model.h"
 #include "synth/convert_precision.h"
 #include "synth/mutate.h"

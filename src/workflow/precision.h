@@ -3,7 +3,7 @@
 //
 // precision: per layer, the error against the parent in all (as traced in the derived model's own
 // run) and the error born there (the layer alone, fed the parent's values: analysis/
-// precision_layers.h); with a bound, the keep-in-float search (analysis/precision_search.h) over
+// precision_layers.h); with a bound, the keep-in-float search (analysis/precision/search.h) over
 // models rebuilt from the parent by the derived model's lineage (quantize or convert with more
 // --block), and the fixed model written.
 //
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/overflow.h"
-#include "analysis/parent_compare.h"
-#include "analysis/precision_search.h"
+#include "analysis/precision/overflow.h"
+#include "analysis/precision/parent_compare.h"
+#include "analysis/precision/search.h"
 #include "inputs/inputs.h"
 
 namespace ig {

@@ -1,6 +1,6 @@
 // What `infergap reduce` does: load the model and its inputs, start both platforms (and the one
 // that captures the values entering each cut), shrink the model while the two still differ
-// (analysis/reduce.h; candidates in a private folder), then write DIR/reduced.onnx,
+// (analysis/reduce/reduce.h; candidates in a private folder), then write DIR/reduced.onnx,
 // DIR/inputs/*.npy and DIR/repro.sh.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "analysis/reduce.h"
+#include "analysis/reduce/reduce.h"
 #include "inputs/inputs.h"
 
 namespace ig {

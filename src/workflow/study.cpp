@@ -1,9 +1,12 @@
 #include "workflow/study.h"
 
-#include <filesystem>
+#include <algorithm>
+
+#include "core/strings.h"
+#include "model/parent_record.h"
 
 #include "analysis/learn_facts.h"
-#include "analysis/self_check_plan.h"
+#include "analysis/self_check/plan.h"
 #include "report/report.h"
 #include "store/pg_store.h"
 #include "worker/probe.h"
@@ -114,6 +117,25 @@ Expected<StudyOutcome> run_study_steps(Store& store, StudyPlan plan, const Study
   if (plan.report && store.remote().empty())
     out.report = write_report_beside_store(store, plan.store_path, "study", catalog.knobs);
   return out;
+}
+
+ModelsWithParents with_recorded_parents(std::vector<std::string> models,
+                                        std::vector<std::string> parents,
+                                        const std::function<void(const std::string&)>& note) {
+  if (parents.empty()) {
+    for (const auto& m : models) {
+      const ParentLookup found = find_recorded_parent(m);
+      if (!found.note().empty()) note(found.note());
+      if (!found.path.empty() &&
+          std::find(parents.begin(), parents.end(), found.path) == parents.end())
+        parents.push_back(found.path);
+    }
+  }
+  for (const auto& p : parents)
+    if (std::none_of(models.begin(), models.end(),
+                     [&](const std::string& m) { return same_path(m, p); }))
+      models.push_back(p);
+  return {std::move(models), std::move(parents)};
 }
 
 }  // namespace ig

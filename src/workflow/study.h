@@ -49,4 +49,15 @@ Expected<StudyOutcome> run_study_steps(Store& store, StudyPlan plan, const Study
 Status learn_store_facts(Store& store, const char* command,
                          uint64_t budget_bytes = kDefaultTraceBudgetBytes);
 
+// The models a study runs beside their float parents (infergap quantize / convert), so that
+// `compare --parent` lines the layers up: `parents` as given or, with none, the parent each
+// model's lineage names where it sits beside the model with the recorded hash (model/
+// parent_record.h); `note` hears which, or why not. Parents are appended to the models once.
+struct ModelsWithParents {
+  std::vector<std::string> models, parents;
+};
+ModelsWithParents with_recorded_parents(std::vector<std::string> models,
+                                        std::vector<std::string> parents,
+                                        const std::function<void(const std::string&)>& note);
+
 }  // namespace ig

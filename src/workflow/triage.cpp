@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "analysis/triage_index.h"
-#include "analysis/triage_markdown.h"
+#include "analysis/triage/index.h"
+#include "analysis/triage/markdown.h"
 #include "worker/probe.h"
 #include "worker/worker_pool.h"
 

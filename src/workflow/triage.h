@@ -1,5 +1,5 @@
 // What `infergap triage` does: group a campaign store's failures and discrepancies into findings
-// (analysis/triage_findings.h); for each signature not yet in DIR's index, reduce its smallest
+// (analysis/triage/findings.h); for each signature not yet in DIR's index, reduce its smallest
 // variant (workflow/reduce.h), explain the origin node where the finding is a numeric one
 // (workflow/explain.h), judge it against the operator's specification and write
 // DIR/<id>-.../{README.md, reduced.onnx, inputs/, repro.sh}; known signatures are counted into
@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "analysis/triage_findings.h"
+#include "analysis/triage/findings.h"
 
 namespace ig {
 

@@ -2,9 +2,9 @@
 // the explanation of its origin node, the judgement, README.md and repro.sh.
 #include <filesystem>
 
-#include "analysis/triage_index.h"
-#include "analysis/triage_markdown.h"
-#include "analysis/triage_spec.h"
+#include "analysis/triage/index.h"
+#include "analysis/triage/markdown.h"
+#include "analysis/triage/spec.h"
 #include "model/npy.h"
 #include "model/onnx_model.h"
 #include "study/self_check.h"

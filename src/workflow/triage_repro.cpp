@@ -2,7 +2,7 @@
 // folder's own files relative to itself, so the folder can move.
 #include <filesystem>
 
-#include "analysis/triage_index.h"
+#include "analysis/triage/index.h"
 #include "model/onnx_model.h"
 #include "platform/spec.h"
 #include "workflow/reduce.h"

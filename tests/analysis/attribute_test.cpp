@@ -1,5 +1,5 @@
 // Attribution of EQC splits to causes from the platforms' specs.
-#include "analysis/attribute.h"
+#include "analysis/explain/attribute.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "analysis/boundary.h"
+#include "analysis/reduce/boundary.h"
 
 #include <gtest/gtest.h>
 

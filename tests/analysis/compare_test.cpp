@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/compare.h"
+#include "analysis/compare/compare.h"
 
 namespace ig {
 namespace {

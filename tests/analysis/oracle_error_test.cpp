@@ -1,13 +1,13 @@
-// The error measure against the oracle (analysis/oracle_error.h) and the spans it is measured
-// over (analysis/error_spans.h), on hand-made tensors.
+// The error measure against the oracle (analysis/oracle/error.h) and the spans it is measured
+// over (analysis/oracle/error_spans.h), on hand-made tensors.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "analysis/error_spans.h"
-#include "analysis/oracle_error.h"
-#include "analysis/oracle_origins.h"
+#include "analysis/oracle/error.h"
+#include "analysis/oracle/error_spans.h"
+#include "analysis/oracle/origins.h"
 
 namespace ig {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "analysis/parent_compare.h"
+#include "analysis/precision/parent_compare.h"
 #include "tensor/hash.h"
 
 namespace ig {

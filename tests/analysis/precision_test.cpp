@@ -8,8 +8,8 @@
 
 #include "../support/mini_resnet.h"
 #include "../support/onnx_builder.h"
-#include "analysis/precision_layers.h"
-#include "analysis/precision_search.h"
+#include "analysis/precision/layers.h"
+#include "analysis/precision/search.h"
 #include "synth/convert_precision.h"
 #include "synth/graph_builder.h"
 #include "synth/mutate.h"

@@ -1,11 +1,11 @@
-// Errors in quantization steps (analysis/quant_steps.h) and origins judged by them
-// (analysis/oracle_origins.h), on hand-made graphs and tensors.
+// Errors in quantization steps (analysis/precision/quant_steps.h) and origins judged by them
+// (analysis/oracle/origins.h), on hand-made graphs and tensors.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "analysis/oracle_origins.h"
-#include "analysis/quant_steps.h"
+#include "analysis/oracle/origins.h"
+#include "analysis/precision/quant_steps.h"
 
 namespace ig {
 namespace {

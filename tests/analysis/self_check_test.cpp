@@ -1,4 +1,4 @@
-// The self-check (study/self_check.h, analysis/self_check_verdict.h) with real re-runs in real
+// The self-check (study/self_check.h, analysis/self_check/verdict.h) with real re-runs in real
 // workers. A suspect fusion needs a fusion that produces a gross error, and the one oneDNN had
 // (SE-block gating, fixed in 1ddf83b) is gone; so the seam is the stored trace: the platform's
 // run is a real reference run whose last value is replaced by what a broken fused group would
@@ -10,8 +10,8 @@
 #include <cmath>
 
 #include "../support/onnx_builder.h"
-#include "analysis/oracle_origins.h"
-#include "analysis/self_check_plan.h"
+#include "analysis/oracle/origins.h"
+#include "analysis/self_check/plan.h"
 #include "inputs/random_input.h"
 #include "model/npy.h"
 #include "model/tensor_proto.h"

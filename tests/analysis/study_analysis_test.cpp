@@ -4,11 +4,11 @@
 #include <cmath>
 
 #include "../support/study_fixture.h"
-#include "analysis/compare.h"
-#include "analysis/eqc.h"
+#include "analysis/compare/compare.h"
+#include "analysis/compare/eqc.h"
+#include "analysis/compare/origins.h"
 #include "analysis/hosts.h"
-#include "analysis/oracle.h"
-#include "analysis/origins.h"
+#include "analysis/oracle/oracle.h"
 
 namespace ig {
 namespace {

@@ -2,8 +2,8 @@
 // index's counting.
 #include <gtest/gtest.h>
 
-#include "analysis/triage_index.h"
-#include "analysis/triage_spec.h"
+#include "analysis/triage/index.h"
+#include "analysis/triage/spec.h"
 
 namespace ig::triage {
 namespace {

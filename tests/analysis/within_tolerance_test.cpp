@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "analysis/campaign_data.h"
+#include "analysis/campaign/data.h"
 
 namespace ig {
 namespace {

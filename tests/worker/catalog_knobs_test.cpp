@@ -51,12 +51,39 @@ TEST(CatalogKnobs, DemoPresetIsTheDefaultStudysPlatformsInTheirOrder) {
 
 TEST(CatalogKnobs, TablesSurviveTheCatalogsJson) {
   const KnobTables tables = {{"x",
-                              {{"acc", "seq", "order", "", {{"lanes*", "simd-width"}}, ""},
-                               {"fuse", "on", "fusion", "fusion", {}, "off"}}}};
-  auto back = knobs_from_json(knobs_to_json(tables));
+                              {{.key = "acc",
+                                .default_value = "seq",
+                                .values = {"seq", "lanes8"},
+                                .help = "order",
+                                .cause = "",
+                                .value_causes = {{"lanes*", "simd-width"}},
+                                .values_form = "lanesN"},
+                               {.key = "fuse",
+                                .default_value = "on",
+                                .values = {"on", "off"},
+                                .help = "fusion",
+                                .cause = "fusion",
+                                .eager_value = "off"},
+                               {.key = "threads",
+                                .default_value = "1",
+                                .values = {"1", "2"},
+                                .help = "threads",
+                                .cause = "thread-split",
+                                .min = 1,
+                                .max = 64}}}};
+  const nlohmann::json j = knobs_to_json(tables);
+  EXPECT_EQ(j["x"][1]["values"], nlohmann::json({"on", "off"}));
+  EXPECT_EQ(j["x"][2]["values_form"], "an integer from 1 to 64");
+  auto back = knobs_from_json(j);
   ASSERT_TRUE(back.ok()) << back.status().to_string();
-  ASSERT_EQ(back->at("x").size(), 2u);
+  ASSERT_EQ(back->at("x").size(), 3u);
   EXPECT_EQ(back->at("x")[0].value_causes[0].value, "lanes*");
+  EXPECT_EQ(back->at("x")[0].values, (std::vector<std::string>{"seq", "lanes8"}));
+  EXPECT_EQ(back->at("x")[0].values_form, "lanesN");
+  EXPECT_EQ(back->at("x")[2].min, 1);
+  EXPECT_EQ(back->at("x")[2].max, 64);
+  EXPECT_TRUE(knob_value_listed(back->at("x")[0], "lanes4"));  // open: the backend checks it
+  EXPECT_FALSE(knob_value_listed(back->at("x")[1], "maybe"));
   EXPECT_EQ(knob_value_cause(*back, "x", "acc", "lanes8"), "simd-width");
   EXPECT_EQ(knob_value_cause(*back, "x", "acc", "seq"), "");
   EXPECT_EQ(knob_value_cause(*back, "x", "acc", "kahan"), "");

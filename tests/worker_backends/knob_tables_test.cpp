@@ -23,10 +23,34 @@ TEST(KnobTables, EveryBackendsDefaultsAreValuesItsFactoryAccepts) {
       EXPECT_NE(parsed.code(), StatusCode::kInvalidArgument)
           << spec.to_string() << ": " << parsed.to_string();
     }
+    for (const auto& knob : tables.at(name)) {
+      // Every listed value is one its factory takes: the values are the table's to state.
+      EXPECT_FALSE(knob.values.empty()) << name << ":" << knob.key << " lists no values";
+      for (const auto& value : knob.values) {
+        PlatformSpec spec{name, knob.needs};
+        spec.options[knob.key] = value;
+        auto parsed = f->environment ? f->environment(spec).status() : f->make(spec).status();
+        EXPECT_NE(parsed.code(), StatusCode::kInvalidArgument)
+            << spec.to_string() << ": " << parsed.to_string();
+      }
+      if (knob.values_form.empty() && knob.min >= knob.max && !knob.default_value.empty()) {
+        EXPECT_TRUE(knob_value_listed(knob, knob.default_value)) << name << ":" << knob.key;
+      }
+    }
     PlatformSpec unknown{name, {{"no-such-knob", "1"}}};
     auto refused = f->environment ? f->environment(unknown).status() : f->make(unknown).status();
     EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << name;
   }
+}
+
+// A closed knob refuses a value it does not list, naming the ones it takes.
+TEST(KnobTables, ClosedKnobsRefuseUnlistedValues) {
+  const BackendFactory* f = BackendRegistry::global().find("onednn");
+  if (!f) GTEST_SKIP() << "no onednn backend in this build";
+  PlatformSpec spec{"onednn", {{"fuse", "maybe"}}};
+  const Status st = f->environment ? f->environment(spec).status() : f->make(spec).status();
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("valid values: on, off"), std::string::npos) << st.message();
 }
 
 }  // namespace

@@ -163,10 +163,12 @@ QdqPlan plan_qdq_groups(const Model& model, const std::function<bool(const Node&
   });
   if (!quantized) return out;
   NodeGroups& plan = out.groups;
+  const QdqGraphIndex index(g);
+  const TensorLookup known = initializers_of(model);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (plan.group_of[i] >= 0 || !native(g.nodes[i])) continue;
-    auto grp = find_qdq_group(model, i);
-    if (!grp || !check(model, *grp, initializers_of(model)).ok()) continue;
+    auto grp = find_library_qdq_group(index, i);
+    if (!grp || !check(model, *grp, known).ok()) continue;
     const auto& nodes = grp->nodes;
     if (std::any_of(nodes.begin(), nodes.end(), [&](size_t n) { return plan.group_of[n] >= 0; }))
       continue;
@@ -198,6 +200,18 @@ Expected<QdqQuant> qdq_quant_of(const Node& n, const TensorLookup& values) {
     q.type = DType::kInt8;
   }
   return q;
+}
+
+Expected<QdqGroupOperands> qdq_group_operands(const Model& model, const QdqGroup& grp,
+                                              const TensorLookup& values) {
+  const Graph& g = model.graph;
+  const Node& head = g.nodes[grp.head];
+  const Node& dx = g.nodes[grp.x.node];
+  const Node& dw = g.nodes[grp.w.node];
+  IG_ASSIGN_OR_RETURN(QdqQuant x, qdq_quant_of(dx, values));
+  IG_ASSIGN_OR_RETURN(QdqQuant w, qdq_quant_of(dw, values));
+  return QdqGroupOperands{head,         dx,           dw,
+                          std::move(x), std::move(w), static_cast<int>(qdq_channel_axis(head, 2))};
 }
 
 }  // namespace ig

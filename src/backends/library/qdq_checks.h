@@ -56,4 +56,17 @@ struct QdqQuant {
 Expected<const Tensor*> qdq_value(const TensorLookup& values, const std::string& name);
 Expected<QdqQuant> qdq_quant_of(const Node& n, const TensorLookup& values);
 
+// What every library's int8 kernel reads of a group it took: the head, the activation's and the
+// weights' DequantizeLinear with their scales and zero points, and the weights' output-channel
+// axis (MatMul and Gemm weights are 2-D: check_qdq_int8).
+struct QdqGroupOperands {
+  const Node& head;
+  const Node& dx;
+  const Node& dw;
+  QdqQuant x, w;
+  int w_axis = 0;
+};
+Expected<QdqGroupOperands> qdq_group_operands(const Model& model, const QdqGroup& grp,
+                                              const TensorLookup& values);
+
 }  // namespace ig

@@ -152,11 +152,12 @@ Expected<OpResult> run_qdq_group(Ctx& c, const Model& model, const QdqGroup& grp
                                  const TensorLookup& values) {
   IG_RETURN_IF_ERROR(check_qdq_group(model, grp, values));
   const Graph& g = model.graph;
-  const Node& h = g.nodes[grp.head];
-  const Node& dx = g.nodes[grp.x.node];
-  const Node& dw = g.nodes[grp.w.node];
-  IG_ASSIGN_OR_RETURN(Quant xq, qdq_quant_of(dx, values));
-  IG_ASSIGN_OR_RETURN(Quant wq, qdq_quant_of(dw, values));
+  IG_ASSIGN_OR_RETURN(QdqGroupOperands o, qdq_group_operands(model, grp, values));
+  const Node& h = o.head;
+  const Node& dx = o.dx;
+  const Node& dw = o.dw;
+  const Quant& xq = o.x;
+  const Quant& wq = o.w;
   // The integers: the DequantizeLinear's input, or its shared output quantized again.
   Tensor X, W;
   if (grp.x.owned) {
@@ -175,9 +176,7 @@ Expected<OpResult> run_qdq_group(Ctx& c, const Model& model, const QdqGroup& grp
     IG_ASSIGN_OR_RETURN(const Tensor* f, qdq_value(values, dw.outputs[0]));
     std::vector<float> inv;
     for (float s : wq.scales) inv.push_back(1.0f / s);
-    const int axis =
-        h.op_type == "Conv" || (h.op_type == "Gemm" && h.attr_int("transB", 0)) ? 0 : 1;
-    IG_ASSIGN_OR_RETURN(OpResult r, reorder_scaled(c, *f, DType::kInt8, inv, axis, 0, 0));
+    IG_ASSIGN_OR_RETURN(OpResult r, reorder_scaled(c, *f, DType::kInt8, inv, o.w_axis, 0, 0));
     W = std::move(r.out);
   }
   if (W.rank() < 2) return unsupported("{}: weights {} are not mapped", h.label(), W.describe());
@@ -206,7 +205,7 @@ Expected<OpResult> run_qdq_group(Ctx& c, const Model& model, const QdqGroup& grp
   if (xq.zp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {xq.zp});
   if (yq.zp != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {yq.zp});
   dnnl::post_ops ops;
-  if (grp.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0, 0);
+  if (grp.act) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0, 0);
   attr.set_post_ops(ops);
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const memory::data_type dst_type = dnnl_type(yq.type);

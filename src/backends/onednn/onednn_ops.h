@@ -10,13 +10,7 @@
 
 namespace ig::onednn {
 
-struct OpInputs {
-  const Node& node;
-  int64_t opset;
-  std::vector<const Tensor*> in;  // nullptr for a missing optional input
-  const Tensor& at(size_t i) const { return *in[i]; }
-  bool has(size_t i) const { return i < in.size() && in[i] && in[i]->defined(); }
-};
+using OpInputs = NodeOperands;
 
 using RunFn = Expected<OpResult> (*)(Ctx& c, const OpInputs& x, const std::vector<PostOp>& post);
 // How oneDNN runs an operator: one node, optionally with post-ops fused from the nodes after it

@@ -18,7 +18,7 @@ constexpr QdqRules kRules{.lib = "oneDNN",
 
 Expected<std::optional<QdqGroup>> qdq_group_at(const Model& model, size_t head,
                                                const TensorLookup& known) {
-  std::optional<QdqGroup> grp = find_qdq_group(model, head);
+  std::optional<QdqGroup> grp = find_library_qdq_group(model, head);
   if (grp) IG_RETURN_IF_ERROR(check_qdq_group(model, *grp, known));
   return Expected<std::optional<QdqGroup>>(std::move(grp));
 }

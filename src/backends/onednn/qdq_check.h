@@ -10,7 +10,7 @@
 
 namespace ig::onednn {
 
-// find_qdq_group checked for oneDNN: nullopt when the head does not read its data and
+// find_library_qdq_group checked for oneDNN: nullopt when the head does not read its data and
 // weights through DequantizeLinear (an fp32 node); kUnsupported, naming the node, for a QDQ group
 // oneDNN's int8 kernels cannot take. Checks what `known` holds (dtypes, scales, zero points).
 Expected<std::optional<QdqGroup>> qdq_group_at(const Model& model, size_t head,

@@ -1,8 +1,9 @@
-// qdq=int: the reference interpreter runs each DequantizeLinear -> Conv/Gemm/MatMul -> [Relu] ->
-// QuantizeLinear group of a QDQ model as one integer kernel (QLinearConv), the way ONNX Runtime,
-// oneDNN and XNNPACK fuse it, so the integer knobs (madd, requant, qround) reach it. The plan
-// replaces each group by one node at its QuantizeLinear's place; the trace reports it as that
-// QuantizeLinear covering the group's nodes, as other fused platforms do.
+// qdq=int: the reference interpreter runs each DequantizeLinear -> Conv/Gemm/MatMul -> [Relu|Clip]
+// -> QuantizeLinear group of a QDQ model (model/qdq_group.h, the groups the int8 libraries see) as
+// one integer kernel (QLinearConv), the way ONNX Runtime, oneDNN and XNNPACK fuse it, so the
+// integer knobs (madd, requant, qround) reach it. The plan replaces each group by one node at its
+// QuantizeLinear's place; the trace reports it as that QuantizeLinear covering the group's nodes,
+// as other fused platforms do.
 #pragma once
 
 #include <string>
@@ -13,15 +14,15 @@
 
 namespace ig {
 
-struct QdqGroup {
+struct IntKernelGroup {
   Node fused;  // QLinearConv-shaped: x, xs, xz, w, ws, wz, ys, yz[, b]; the product's attributes
   KernelFn kernel = nullptr;
   const Node* report_as = nullptr;  // the group's QuantizeLinear
   std::string covers;               // the group's nodes, comma-separated, in graph order
 };
 
-struct QdqPlan {
-  std::vector<QdqGroup> groups;
+struct IntKernelPlan {
+  std::vector<IntKernelGroup> groups;
   // Per node of the graph: -1 runs as written, -2 is inside a group (skipped), g >= 0 runs
   // group g in its place.
   std::vector<int> role;
@@ -29,9 +30,10 @@ struct QdqPlan {
   bool empty() const { return groups.empty(); }
 };
 
-// The groups of `graph` (main graph only) whose quantization parameters are per-tensor
-// activations and per-tensor or per-output-channel weights held in initializers.
-QdqPlan plan_qdq_groups(const Graph& graph);
+// The QDQ groups of `model` (main graph only) that end in a QuantizeLinear and whose quantization
+// parameters are per-tensor activations and per-tensor or per-output-channel weights held in
+// initializers or Constant nodes.
+IntKernelPlan plan_int_kernels(const Model& model);
 
 // The kernels of fused groups: Conv (ops/conv_integer.cpp), Gemm and MatMul (ops/qdq_gemm.cpp).
 Status run_qdq_conv_group(KernelContext& ctx);

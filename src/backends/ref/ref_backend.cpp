@@ -43,7 +43,7 @@ class Executor {
   // `plan`: the main graph's qdq=int groups (qdq_groups.h), nullptr to run every node as written.
   Expected<std::vector<Value>> run_graph(const Graph& graph, Scope& scope,
                                          const NodeCallback* on_node,
-                                         const QdqPlan* plan = nullptr) {
+                                         const IntKernelPlan* plan = nullptr) {
     scope.initializers = &graph.initializers;
     // Intermediates are freed as soon as their last reader has run.
     ValueReaders readers(plan ? plan->reads : reads_of(graph), graph);
@@ -51,7 +51,7 @@ class Executor {
     for (size_t node_index = 0; node_index < graph.nodes.size(); ++node_index) {
       const int role = plan ? plan->role[node_index] : -1;
       if (role == -2) continue;  // inside a group, which runs at its QuantizeLinear's place
-      const QdqGroup* group = role >= 0 ? &plan->groups[static_cast<size_t>(role)] : nullptr;
+      const IntKernelGroup* group = role >= 0 ? &plan->groups[static_cast<size_t>(role)] : nullptr;
       const Node& node = group ? group->fused : graph.nodes[node_index];
       const int64_t opset = model_.opset_for(node.domain);
       KernelFn run = group ? group->kernel : nullptr;
@@ -200,8 +200,8 @@ Expected<std::vector<Value>> RefBackend::run_values(const Model& model,
   const Model converted = convert ? convert_model_precision(model, numerics_.dtype) : Model{};
   const Model& run_model = convert ? converted : model;
   Executor exec(run_model, numerics_);
-  const QdqPlan plan =
-      numerics_.quant.integer_groups ? plan_qdq_groups(run_model.graph) : QdqPlan{};
+  const IntKernelPlan plan =
+      numerics_.quant.integer_groups ? plan_int_kernels(run_model) : IntKernelPlan{};
   Scope scope;
   for (const auto& [name, v] : feeds) {
     Value value = v;

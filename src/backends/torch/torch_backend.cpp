@@ -124,7 +124,7 @@ Status TorchBackend::check_native(const Node& node, const Model& model) const {
   const bool main =
       node.index < model.graph.nodes.size() && &model.graph.nodes[node.index] == &node;
   if (!quantized() || !main) return Status::Ok();
-  const auto grp = find_qdq_group(model, node.index);
+  const auto grp = find_library_qdq_group(model, node.index);
   if (!grp) return Status::Ok();
   if (Status st = torchb::check_int8_group(model, *grp, initializers_of(model)); !st.ok()) {
     return unsupported("{}: QDQ group is not a PyTorch quantized operator: {}", node.label(),

@@ -96,7 +96,7 @@ Expected<OpResult> run_int8_group(const Model& model, const QdqGroup& grp,
   IG_ASSIGN_OR_RETURN(const Tensor* ys_t, need(q, 1, values, "output scale"));
   const double ys = ys_t->as_double(0);
   const int64_t yz = static_cast<int64_t>(zero_point(q, values));
-  const bool relu = grp.relu.has_value();
+  const bool relu = grp.act.has_value();
   at::Tensor y;
   std::string kernel;
   if (conv) {

@@ -209,14 +209,14 @@ Expected<OpResult> run_int8_group(Ctx& c, const Model& model, const QdqGroup& gr
                                   const TensorLookup& values) {
   IG_RETURN_IF_ERROR(check_int8_group(model, grp, values));
   const Graph& g = model.graph;
-  const Node& h = g.nodes[grp.head];
-  const Node& dx = g.nodes[grp.x.node];
-  const Node& dw = g.nodes[grp.w.node];
-  IG_ASSIGN_OR_RETURN(Quant xq, qdq_quant_of(dx, values));
-  IG_ASSIGN_OR_RETURN(Quant wq, qdq_quant_of(dw, values));
+  IG_ASSIGN_OR_RETURN(QdqGroupOperands o, qdq_group_operands(model, grp, values));
+  const Node& h = o.head;
+  const Node& dx = o.dx;
+  const Node& dw = o.dw;
+  const Quant& xq = o.x;
+  Quant& wq = o.w;
   IG_ASSIGN_OR_RETURN(Quant yq, qdq_quant_of(g.nodes[*grp.q], values));
-  const int w_axis =
-      h.op_type == "Conv" || (h.op_type == "Gemm" && h.attr_int("transB", 0)) ? 0 : 1;
+  const int w_axis = o.w_axis;
   IG_ASSIGN_OR_RETURN(Tensor X, integers(dx, grp.x.owned, xq, 0, values));
   wq.type = DType::kInt8;
   IG_ASSIGN_OR_RETURN(Tensor W, integers(dw, grp.w.owned, wq, w_axis, values));
@@ -232,7 +232,7 @@ Expected<OpResult> run_int8_group(Ctx& c, const Model& model, const QdqGroup& gr
   p.y_u8 = yq.type == DType::kUInt8;
   p.x_zp = static_cast<int8_t>(xq.zp - (p.x_u8 ? 128 : 0));
   p.y_zp = static_cast<int8_t>(yq.zp - (p.y_u8 ? 128 : 0));
-  p.y_min = grp.relu ? p.y_zp : int8_t{-128};
+  p.y_min = grp.act ? p.y_zp : int8_t{-128};
   p.x_scale = xq.scales[0];
   p.y_scale = yq.scales[0];
   p.w_scales = wq.scales;

@@ -11,13 +11,7 @@
 
 namespace ig::xnnpack {
 
-struct OpInputs {
-  const Node& node;
-  int64_t opset;
-  std::vector<const Tensor*> in;  // nullptr for a missing optional input
-  const Tensor& at(size_t i) const { return *in[i]; }
-  bool has(size_t i) const { return i < in.size() && in[i] && in[i]->defined(); }
-};
+using OpInputs = NodeOperands;
 
 struct OpResult {
   Tensor out;

@@ -10,11 +10,35 @@ namespace ig {
 namespace {
 // Which library and which of its kernels (core/arch: the SIMD width) do the GEMMs.
 const KnobTable kKnobs = {
-    {"lib", "openblas", "openblas|blis", "library", {}, ""},
-    {"core", "", "OpenBLAS core type (OPENBLAS_CORETYPE)", "simd-width", {}, ""},
-    {"arch", "", "BLIS architecture (BLIS_ARCH_TYPE)", "simd-width", {}, ""},
-    {"threads", "1", "BLAS threads", "thread-split", {}, ""},
-    {"dtype", "fp32", "fp32|fp64: sgemm or dgemm", "precision", {}, ""},
+    {.key = "lib",
+     .default_value = "openblas",
+     .values = {"openblas", "blis"},
+     .help = "the BLAS library",
+     .cause = "library"},
+    {.key = "core",
+     .default_value = "",
+     .values = openblas_core_names(),
+     .help = "OpenBLAS core type (OPENBLAS_CORETYPE)",
+     .cause = "simd-width",
+     .needs = {{"lib", "openblas"}}},
+    {.key = "arch",
+     .default_value = "",
+     .values = blis_arch_names(),
+     .help = "BLIS architecture (BLIS_ARCH_TYPE)",
+     .cause = "simd-width",
+     .needs = {{"lib", "blis"}}},
+    {.key = "threads",
+     .default_value = "1",
+     .values = {"1", "2", "4"},
+     .help = "BLAS threads",
+     .cause = "thread-split",
+     .min = 1,
+     .max = 256},
+    {.key = "dtype",
+     .default_value = "fp32",
+     .values = {"fp32", "fp64"},
+     .help = "sgemm or dgemm",
+     .cause = "precision"},
 };
 const KnobRegistrar kRegisteredKnobs("blas", kKnobs);
 }  // namespace
@@ -22,7 +46,7 @@ const KnobRegistrar kRegisteredKnobs("blas", kKnobs);
 Expected<BlasChoice> parse_blas_spec(const PlatformSpec& spec) {
   IG_RETURN_IF_ERROR(check_option_keys(spec, kKnobs));
   BlasChoice c;
-  auto lib = choice_option(spec, kKnobs, "lib", {"openblas", "blis"});
+  auto lib = choice_option(spec, kKnobs, "lib");
   if (!lib.ok()) return lib.status();
   c.lib = *lib;
   if (c.lib == "openblas" && spec.options.count("arch")) {
@@ -33,16 +57,16 @@ Expected<BlasChoice> parse_blas_spec(const PlatformSpec& spec) {
     return invalid_argument("platform '{}': core= is an OpenBLAS knob; BLIS takes arch= ({})",
                             spec.to_string(), join_names(blis_arch_names()));
   }
-  auto core = choice_option(spec, kKnobs, "core", openblas_core_names());
+  auto core = choice_option(spec, kKnobs, "core");
   if (!core.ok()) return core.status();
   c.core = *core;
-  auto arch = choice_option(spec, kKnobs, "arch", blis_arch_names());
+  auto arch = choice_option(spec, kKnobs, "arch");
   if (!arch.ok()) return arch.status();
   c.arch = *arch;
-  auto threads = int_option(spec, kKnobs, "threads", 1, 256);
+  auto threads = int_option(spec, kKnobs, "threads");
   if (!threads.ok()) return threads.status();
   c.threads = *threads;
-  auto dtype = choice_option(spec, kKnobs, "dtype", {"fp32", "fp64"});
+  auto dtype = choice_option(spec, kKnobs, "dtype");
   if (!dtype.ok()) return dtype.status();
   c.fp64 = *dtype == "fp64";
   return c;

@@ -12,18 +12,41 @@ namespace {
 // The paper's GPU causes: the forward algorithm cuDNN runs (fixed, heuristic or timed), TF32
 // tensor cores, and deterministic mode.
 const KnobTable kKnobs = {
-    {"algo",
-     "",
-     "a cuDNN forward algorithm, a '/' list per convolution, autotune or "
-     "autotune-median (none: cuDNN's heuristic)",
-     "conv-algorithm",
-     {},
-     ""},
-    {"tf32", "off", "on|off: TF32 tensor cores", "precision", {}, ""},
-    {"deterministic", "off", "on|off: only deterministic algorithms", "accumulation-order", {}, ""},
-    {"device", "0", "GPU index", "device", {}, ""},
-    {"tune-runs", "5", "timings per algorithm when autotuning", "conv-algorithm", {}, ""},
-    {"fallback", "none", "none|ref: run nodes cuDNN lacks on the reference", "library", {}, ""},
+    {.key = "algo",
+     .default_value = "",
+     .values = algo_names(),
+     .help = "cuDNN's forward algorithm (none: its heuristic)",
+     .cause = "conv-algorithm",
+     .values_form = "an algorithm per convolution, joined with '/', e.g. gemm/fft/winograd"},
+    {.key = "tf32",
+     .default_value = "off",
+     .values = {"on", "off"},
+     .help = "TF32 tensor cores",
+     .cause = "precision"},
+    {.key = "deterministic",
+     .default_value = "off",
+     .values = {"on", "off"},
+     .help = "only deterministic algorithms",
+     .cause = "accumulation-order"},
+    {.key = "device",
+     .default_value = "0",
+     .values = {"0"},
+     .help = "GPU index",
+     .cause = "device",
+     .min = 0,
+     .max = 63},
+    {.key = "tune-runs",
+     .default_value = "5",
+     .values = {"5"},
+     .help = "timings per algorithm when autotuning",
+     .cause = "conv-algorithm",
+     .min = 1,
+     .max = 101},
+    {.key = "fallback",
+     .default_value = "none",
+     .values = {"none", "ref"},
+     .help = "run nodes cuDNN lacks on the reference",
+     .cause = "library"},
 };
 const KnobRegistrar kRegisteredKnobs("cuda", kKnobs);
 
@@ -49,7 +72,7 @@ Expected<std::vector<Algo>> parse_algos(const PlatformSpec& spec, const std::str
 
 // on|off, as the table says when absent.
 Expected<bool> on_off(const PlatformSpec& spec, const std::string& key) {
-  auto v = choice_option(spec, kKnobs, key, {"on", "off"});
+  auto v = choice_option(spec, kKnobs, key);
   if (!v.ok()) return v.status();
   return *v == "on";
 }
@@ -64,9 +87,9 @@ Expected<Options> parse_options(const PlatformSpec& spec) {
   }
   IG_ASSIGN_OR_RETURN(o.tf32, on_off(spec, "tf32"));
   IG_ASSIGN_OR_RETURN(o.deterministic, on_off(spec, "deterministic"));
-  IG_ASSIGN_OR_RETURN(o.device, int_option(spec, kKnobs, "device", 0, 63));
-  IG_ASSIGN_OR_RETURN(o.tune_runs, int_option(spec, kKnobs, "tune-runs", 1, 101));
-  auto fallback = choice_option(spec, kKnobs, "fallback", {"none", "ref"});
+  IG_ASSIGN_OR_RETURN(o.device, int_option(spec, kKnobs, "device"));
+  IG_ASSIGN_OR_RETURN(o.tune_runs, int_option(spec, kKnobs, "tune-runs"));
+  auto fallback = choice_option(spec, kKnobs, "fallback");
   if (!fallback.ok()) return fallback.status();
   o.fallback_ref = *fallback == "ref";
   return o;

@@ -71,25 +71,6 @@ const char* missing_feature(const std::string& isa) {
 
 // ISA caps pick different JIT kernels (DESIGN.md: 3-4 bit patterns for a 3x3 conv); inner product
 // changes bits at 3 or more threads; Winograd exists only at avx512_core; fuse=off is eager mode.
-const KnobTable kKnobs = {
-    {"isa", "all", "highest instruction set oneDNN may dispatch to", "simd-width", {}, ""},
-    {"threads", "1", "OpenMP threads", "thread-split", {}, ""},
-    {"conv", "auto", "direct|winograd|auto: convolution algorithm", "conv-algorithm", {}, ""},
-    {"fuse",
-     "on",
-     "on|off: post-op fusion (off: eager, one primitive per node)",
-     "fusion",
-     {},
-     "off"},
-    {"fallback", "none", "none|ref: run nodes oneDNN lacks on the reference", "library", {}, ""},
-    {"fpmath",
-     "strict",
-     "strict|bf16|f16|any: lower precision oneDNN may use inside f32 primitives (fpmath mode)",
-     "precision",
-     {},
-     ""},
-};
-
 struct FpmathMode {
   const char* name;
   dnnl::fpmath_mode mode;
@@ -98,29 +79,69 @@ const std::vector<FpmathMode> kFpmathModes = {{"strict", dnnl::fpmath_mode::stri
                                               {"bf16", dnnl::fpmath_mode::bf16},
                                               {"f16", dnnl::fpmath_mode::f16},
                                               {"any", dnnl::fpmath_mode::any}};
+
+std::vector<std::string> fpmath_names() {
+  std::vector<std::string> names;
+  for (const auto& m : kFpmathModes) names.push_back(m.name);
+  return names;
+}
+
+const KnobTable kKnobs = {
+    {.key = "isa",
+     .default_value = "all",
+     .values = isa_names(),
+     .help = "highest instruction set oneDNN may dispatch to",
+     .cause = "simd-width"},
+    {.key = "threads",
+     .default_value = "1",
+     .values = {"1", "2", "3", "4"},
+     .help = "OpenMP threads",
+     .cause = "thread-split",
+     .min = 1,
+     .max = 256},
+    {.key = "conv",
+     .default_value = "auto",
+     .values = {"direct", "winograd", "auto"},
+     .help = "convolution algorithm",
+     .cause = "conv-algorithm"},
+    {.key = "fuse",
+     .default_value = "on",
+     .values = {"on", "off"},
+     .help = "post-op fusion (off: eager, one primitive per node)",
+     .cause = "fusion",
+     .eager_value = "off"},
+    {.key = "fallback",
+     .default_value = "none",
+     .values = {"none", "ref"},
+     .help = "run nodes oneDNN lacks on the reference",
+     .cause = "library"},
+    {.key = "fpmath",
+     .default_value = "strict",
+     .values = fpmath_names(),
+     .help = "lower precision oneDNN may use inside f32 primitives (fpmath mode)",
+     .cause = "precision"},
+};
 const KnobRegistrar kOnednnKnobs("onednn", kKnobs);
 
 Expected<onednn::Options> parse(const PlatformSpec& spec) {
   IG_RETURN_IF_ERROR(check_option_keys(spec, kKnobs));
   onednn::Options o;
-  auto isa = choice_option(spec, kKnobs, "isa", isa_names());
+  auto isa = choice_option(spec, kKnobs, "isa");
   if (!isa.ok()) return isa.status();
   o.isa = *isa;
-  auto threads = int_option(spec, kKnobs, "threads", 1, 256);
+  auto threads = int_option(spec, kKnobs, "threads");
   if (!threads.ok()) return threads.status();
   o.threads = *threads;
-  auto conv = choice_option(spec, kKnobs, "conv", {"direct", "winograd", "auto"});
+  auto conv = choice_option(spec, kKnobs, "conv");
   if (!conv.ok()) return conv.status();
   o.conv = *conv;
-  auto fuse = choice_option(spec, kKnobs, "fuse", {"on", "off"});
+  auto fuse = choice_option(spec, kKnobs, "fuse");
   if (!fuse.ok()) return fuse.status();
   o.fuse = *fuse == "on";
-  auto fallback = choice_option(spec, kKnobs, "fallback", {"none", "ref"});
+  auto fallback = choice_option(spec, kKnobs, "fallback");
   if (!fallback.ok()) return fallback.status();
   o.fallback_ref = *fallback == "ref";
-  std::vector<std::string> fpmath_names;
-  for (const auto& m : kFpmathModes) fpmath_names.push_back(m.name);
-  auto fpmath = choice_option(spec, kKnobs, "fpmath", fpmath_names);
+  auto fpmath = choice_option(spec, kKnobs, "fpmath");
   if (!fpmath.ok()) return fpmath.status();
   for (const auto& m : kFpmathModes)
     if (*fpmath == m.name) o.fpmath = m.mode;

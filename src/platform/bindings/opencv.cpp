@@ -38,13 +38,19 @@ std::vector<std::string> feature_names() {
 
 // disable= turns SIMD levels off (the dispatcher picks narrower kernels); threads splits work.
 const KnobTable kKnobs = {
-    {"disable",
-     "",
-     "CPU features to turn off, joined with '+', e.g. AVX512-SKX+AVX2",
-     "simd-width",
-     {},
-     ""},
-    {"threads", "1", "OpenCV threads", "thread-split", {}, ""},
+    {.key = "disable",
+     .default_value = "",
+     .values = feature_names(),
+     .help = "CPU features to turn off",
+     .cause = "simd-width",
+     .values_form = "features joined with '+', e.g. AVX512-SKX+AVX2"},
+    {.key = "threads",
+     .default_value = "1",
+     .values = {"1", "2", "4"},
+     .help = "OpenCV threads",
+     .cause = "thread-split",
+     .min = 1,
+     .max = 256},
 };
 const KnobRegistrar kRegisteredKnobs("opencv", kKnobs);
 
@@ -70,7 +76,7 @@ Expected<OpencvOptions> parse(const PlatformSpec& spec) {
       pos = plus + 1;
     }
   }
-  auto threads = int_option(spec, kKnobs, "threads", 1, 256);
+  auto threads = int_option(spec, kKnobs, "threads");
   if (!threads.ok()) return threads.status();
   o.threads = *threads;
   return o;

@@ -20,21 +20,27 @@ const std::vector<std::string> kLevels = {"disabled", "basic", "extended", "all"
 
 // opt is ORT's graph optimization level: above disabled it fuses nodes (the compiled mode).
 const KnobTable kKnobs = {
-    {"opt",
-     "all",
-     "disabled|basic|extended|all: graph optimization level",
-     "fusion",
-     {},
-     "disabled"},
-    {"threads", "1", "intra-op threads", "thread-split", {}, ""},
+    {.key = "opt",
+     .default_value = "all",
+     .values = kLevels,
+     .help = "graph optimization level",
+     .cause = "fusion",
+     .eager_value = "disabled"},
+    {.key = "threads",
+     .default_value = "1",
+     .values = {"1", "2", "4"},
+     .help = "intra-op threads",
+     .cause = "thread-split",
+     .min = 1,
+     .max = 256},
 };
 const KnobRegistrar kRegisteredKnobs("ort", kKnobs);
 
 Expected<OrtOptions> parse_options(const PlatformSpec& spec) {
   IG_RETURN_IF_ERROR(check_option_keys(spec, kKnobs));
   OrtOptions o;
-  IG_ASSIGN_OR_RETURN(o.opt, choice_option(spec, kKnobs, "opt", kLevels));
-  IG_ASSIGN_OR_RETURN(o.threads, int_option(spec, kKnobs, "threads", 1, 256));
+  IG_ASSIGN_OR_RETURN(o.opt, choice_option(spec, kKnobs, "opt"));
+  IG_ASSIGN_OR_RETURN(o.threads, int_option(spec, kKnobs, "threads"));
   return o;
 }
 

@@ -1,4 +1,6 @@
 // The reference backend's factory: `ref:key=value,...` with the numerics knobs of numerics.h.
+#include <algorithm>
+
 #include "backends/ref/ref_backend.h"
 #include "platform/catalog.h"
 #include "platform/knobs.h"
@@ -15,33 +17,108 @@ Expected<std::unique_ptr<Backend>> make_ref_backend(const PlatformSpec& spec) {
 }
 
 // The paper's causes, one per numerics knob; the accumulation order names several by its value.
-// Help texts are numerics_knobs()'s, which parse_numerics validates against.
+// Help texts are numerics_knobs()'s, which parse_numerics validates against. `search` says where
+// explain varies a knob and which values it combines (analysis/explain/space.h).
 KnobTable ref_knobs() {
-  auto knob = [](const char* key, const char* default_value, const char* cause,
-                 std::vector<KnobValueCause> value_causes = {}) {
-    return Knob{key, default_value, numerics_knobs().at(key), cause, std::move(value_causes), ""};
+  auto knob = [](const char* key, const char* default_value, std::vector<std::string> values,
+                 const char* cause) {
+    return Knob{.key = key,
+                .default_value = default_value,
+                .values = std::move(values),
+                .help = numerics_knobs().at(key),
+                .cause = cause};
   };
-  return {knob("acc", "seq", "",
-               {{"lanes*", "simd-width"},
-                {"pairwise", "accumulation-order"},
-                {"block*", "accumulation-order"},
-                {"exact", "precision"}}),
-          knob("dtype", "fp32", "precision"),
-          knob("accdtype", "", "precision"),
-          knob("fma", "off", "fma"),
-          knob("split", "1", "thread-split"),
-          knob("conv", "direct", "conv-algorithm"),
-          knob("ftz", "off", "denormals"),
-          knob("nan", "propagate", "nan-handling"),
-          knob("bn", "onnx", "bn-folding"),
-          knob("math", "libm", "math-library"),
-          knob("qdq", "float", "integer-kernel"),
-          knob("madd", "exact", "int8-saturation"),
-          knob("wbits", "8", "int8-saturation"),
-          knob("requant", "float", "requantization-rounding"),
-          knob("qround", "even", "requantization-rounding")};
+  KnobTable t = {
+      knob("acc", "seq",
+           {"seq", "pairwise", "lanes2", "lanes4", "lanes8", "lanes16", "lanes32", "block16",
+            "block32", "block64", "block128", "block256", "exact"},
+           ""),
+      knob("dtype", "fp32", {"fp32", "fp64", "fp16", "bf16"}, "precision"),
+      knob("accdtype", "", {"fp16", "bf16", "fp32", "fp64"}, "precision"),
+      knob("fma", "off", {"off", "on"}, "fma"),
+      knob("split", "1", {"1", "2", "3", "4", "8"}, "thread-split"),
+      knob("conv", "direct", {"direct", "im2col", "winograd2", "winograd4", "fft"},
+           "conv-algorithm"),
+      knob("ftz", "off", {"off", "on"}, "denormals"),
+      knob("nan", "propagate", {"propagate", "ignore"}, "nan-handling"),
+      knob("bn", "onnx", {"onnx", "folded", "affine"}, "bn-folding"),
+      knob("math", "libm", {"libm", "sleef-u10", "sleef-u35", "fast"}, "math-library"),
+      knob("qdq", "float", {"float", "int"}, "integer-kernel"),
+      knob("madd", "exact", {"exact", "sat16"}, "int8-saturation"),
+      knob("wbits", "8", {"8", "7"}, "int8-saturation"),
+      knob("requant", "float", {"float", "float-zp", "gemmlowp"}, "requantization-rounding"),
+      knob("qround", "even", {"even", "away"}, "requantization-rounding")};
+  auto at = [&t](const char* key) -> Knob& {
+    return *std::find_if(t.begin(), t.end(), [&](const Knob& k) { return k.key == key; });
+  };
+  Knob& acc = at("acc");
+  acc.value_causes = {{"lanes*", "simd-width"},
+                      {"pairwise", "accumulation-order"},
+                      {"block*", "accumulation-order"},
+                      {"exact", "precision"}};
+  acc.values_form = "seq, pairwise, lanesN (N = 2..64), blockK (K >= 2) or exact";
+  Knob& split = at("split");
+  split.min = 1;
+  split.max = 1024;
+  // Stage 2 of explain: these values combined, where the node's traits say they matter.
+  acc.search = {{"reduces"}, {acc.values.begin(), acc.values.end() - 1}};  // all but exact
+  split.search = {{"reduces"}, split.values};
+  at("fma").search = {{}, at("fma").values};
+  at("conv").search = {{"reduces", "convolution"}, {"direct", "im2col"}};
+  at("math").search = {{"reduces", "transcendental"}, at("math").values};
+  at("bn").search = {{"batch-norm"}, at("bn").values};
+  return t;
 }
-const KnobRegistrar kRefKnobs("ref", ref_knobs());
+const KnobTable kRefKnobTable = ref_knobs();
+const KnobRegistrar kRefKnobs("ref", kRefKnobTable);
+
+// Stage 1 of explain: the reference, then one change at a time where the node's traits say it
+// can matter, in the order worth trying (cheap, likely causes first; wider arithmetic last).
+std::vector<KnobTrial> ref_trials() {
+  auto values_of = [](const char* key) {
+    return std::find_if(kRefKnobTable.begin(), kRefKnobTable.end(),
+                        [&](const Knob& k) { return k.key == key; })
+        ->values;
+  };
+  std::vector<KnobTrial> out = {{{}, {}}};
+  // Integer kernels as the libraries build them, one trait each, then the pairs seen in practice:
+  // ONNX Runtime (MLAS) on x86 without VNNI saturates pairs; oneDNN there halves the weights.
+  for (const std::map<std::string, std::string>& k :
+       std::vector<std::map<std::string, std::string>>{
+           {{"qdq", "int"}},
+           {{"qdq", "int"}, {"madd", "sat16"}},
+           {{"qdq", "int"}, {"wbits", "7"}},
+           {{"qdq", "int"}, {"requant", "gemmlowp"}},
+           {{"qdq", "int"}, {"qround", "away"}},
+           {{"qdq", "int"}, {"requant", "float-zp"}},
+           {{"qdq", "int"}, {"madd", "sat16"}, {"requant", "float-zp"}},
+           {{"qdq", "int"}, {"madd", "sat16"}, {"requant", "gemmlowp"}},
+           {{"qdq", "int"}, {"wbits", "7"}, {"qround", "away"}}})
+    out.push_back({{"quantized"}, k});
+  // One knob at a time: every value but the default (and, for the order, but exact: below).
+  auto each = [&](const char* key, std::vector<std::string> when, bool skip_last = false) {
+    const auto values = values_of(key);
+    const auto end = skip_last ? values.end() - 1 : values.end();
+    for (auto v = values.begin() + 1; v != end; ++v) out.push_back({when, {{key, *v}}});
+  };
+  each("acc", {"reduces"}, true);
+  each("split", {"reduces"});
+  each("fma", {});
+  each("conv", {"convolution"});
+  each("math", {"transcendental"});
+  for (const auto& form : values_of("bn")) {
+    if (form == "onnx") continue;
+    out.push_back({{"batch-norm"}, {{"bn", form}}});
+    out.push_back({{"batch-norm"}, {{"bn", form}, {"fma", "on"}}});
+  }
+  each("ftz", {"denormal"});
+  each("nan", {"nan"});
+  // Wider arithmetic rounded once at the end: "precision".
+  out.push_back({{}, {{"dtype", "fp64"}}});
+  out.push_back({{}, {{"acc", "exact"}}});
+  return out;
+}
+const KnobTrialRegistrar kRefTrials(ref_trials());
 
 const BackendRegistrar kRefRegistrar(BackendFactory{
     "ref", "the reference interpreter (numerics are knobs)", make_ref_backend, nullptr});

@@ -18,46 +18,53 @@ namespace ig {
 namespace {
 
 const KnobTable kKnobs = {
-    {"mkldnn",
-     "on",
-     "on|off: oneDNN (mkldnn) convolutions or ATen's own",
-     "conv-algorithm",
-     {},
-     ""},
-    {"threads", "1", "intra-op threads", "thread-split", {}, ""},
-    {"deterministic",
-     "off",
-     "on|off: torch.use_deterministic_algorithms",
-     "accumulation-order",
-     {},
-     ""},
-    {"fallback", "none", "none|ref: run nodes torch lacks on the reference", "library", {}, ""},
-    {"qengine",
-     "none",
-     "none|qnnpack|fbgemm|onednn: int8 QDQ conv/linear groups as PyTorch's quantized operators "
-     "on this engine (those this libtorch has)",
-     "integer-kernel",
-     {},
-     ""},
+    {.key = "mkldnn",
+     .default_value = "on",
+     .values = {"on", "off"},
+     .help = "oneDNN (mkldnn) convolutions or ATen's own",
+     .cause = "conv-algorithm"},
+    {.key = "threads",
+     .default_value = "1",
+     .values = {"1", "2", "4"},
+     .help = "intra-op threads",
+     .cause = "thread-split",
+     .min = 1,
+     .max = 256},
+    {.key = "deterministic",
+     .default_value = "off",
+     .values = {"on", "off"},
+     .help = "torch.use_deterministic_algorithms",
+     .cause = "accumulation-order"},
+    {.key = "fallback",
+     .default_value = "none",
+     .values = {"none", "ref"},
+     .help = "run nodes torch lacks on the reference",
+     .cause = "library"},
+    {.key = "qengine",
+     .default_value = "none",
+     .values = {"none", "qnnpack", "fbgemm", "onednn"},
+     .help = "int8 QDQ conv/linear groups as PyTorch's quantized operators on this engine (those "
+             "this libtorch has)",
+     .cause = "integer-kernel"},
 };
 const KnobRegistrar kRegisteredKnobs("torch", kKnobs);
 
 Expected<TorchOptions> parse(const PlatformSpec& spec) {
   IG_RETURN_IF_ERROR(check_option_keys(spec, kKnobs));
   TorchOptions o;
-  auto mkldnn = choice_option(spec, kKnobs, "mkldnn", {"on", "off"});
+  auto mkldnn = choice_option(spec, kKnobs, "mkldnn");
   if (!mkldnn.ok()) return mkldnn.status();
   o.mkldnn = *mkldnn == "on";
-  auto threads = int_option(spec, kKnobs, "threads", 1, 256);
+  auto threads = int_option(spec, kKnobs, "threads");
   if (!threads.ok()) return threads.status();
   o.threads = *threads;
-  auto det = choice_option(spec, kKnobs, "deterministic", {"on", "off"});
+  auto det = choice_option(spec, kKnobs, "deterministic");
   if (!det.ok()) return det.status();
   o.deterministic = *det == "on";
-  auto fallback = choice_option(spec, kKnobs, "fallback", {"none", "ref"});
+  auto fallback = choice_option(spec, kKnobs, "fallback");
   if (!fallback.ok()) return fallback.status();
   o.fallback_ref = *fallback == "ref";
-  auto qengine = choice_option(spec, kKnobs, "qengine", {"none", "qnnpack", "fbgemm", "onednn"});
+  auto qengine = choice_option(spec, kKnobs, "qengine");
   if (!qengine.ok()) return qengine.status();
   if (*qengine != "none") o.qengine = *qengine;
   return o;

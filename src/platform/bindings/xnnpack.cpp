@@ -10,22 +10,36 @@ namespace ig {
 namespace {
 
 const KnobTable kKnobs = {
-    {"threads", "1", "pthreadpool threads", "thread-split", {}, ""},
-    {"fp16", "off", "on|off: run supported nodes in fp16", "precision", {}, ""},
-    {"fallback", "none", "none|ref: run nodes XNNPACK lacks on the reference", "library", {}, ""},
+    {.key = "threads",
+     .default_value = "1",
+     .values = {"1", "2", "4"},
+     .help = "pthreadpool threads",
+     .cause = "thread-split",
+     .min = 1,
+     .max = 256},
+    {.key = "fp16",
+     .default_value = "off",
+     .values = {"off", "on"},
+     .help = "run supported nodes in fp16",
+     .cause = "precision"},
+    {.key = "fallback",
+     .default_value = "none",
+     .values = {"none", "ref"},
+     .help = "run nodes XNNPACK lacks on the reference",
+     .cause = "library"},
 };
 const KnobRegistrar kRegisteredKnobs("xnnpack", kKnobs);
 
 Expected<xnnpack::Options> parse(const PlatformSpec& spec) {
   IG_RETURN_IF_ERROR(check_option_keys(spec, kKnobs));
   xnnpack::Options o;
-  auto threads = int_option(spec, kKnobs, "threads", 1, 256);
+  auto threads = int_option(spec, kKnobs, "threads");
   if (!threads.ok()) return threads.status();
   o.threads = *threads;
-  auto fp16 = choice_option(spec, kKnobs, "fp16", {"off", "on"});
+  auto fp16 = choice_option(spec, kKnobs, "fp16");
   if (!fp16.ok()) return fp16.status();
   o.fp16 = *fp16 == "on";
-  auto fallback = choice_option(spec, kKnobs, "fallback", {"none", "ref"});
+  auto fallback = choice_option(spec, kKnobs, "fallback");
   if (!fallback.ok()) return fallback.status();
   o.fallback_ref = *fallback == "ref";
   return o;

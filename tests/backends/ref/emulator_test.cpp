@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "../../support/onnx_builder.h"
-#include "analysis/compare.h"
+#include "analysis/compare/compare.h"
 #include "backends/ref/ref_backend.h"
 #include "inputs/random_input.h"
 #include "platform/registry.h"

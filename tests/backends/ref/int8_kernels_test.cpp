@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "../../support/run_node.h"
-#include "analysis/explain.h"
+#include "analysis/explain/explain.h"
 #include "backends/ref/numerics.h"
 #include "platform/knobs.h"
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../../support/run_node.h"
-#include "analysis/explain.h"
+#include "analysis/explain/explain.h"
 #include "backends/ref/ref_backend.h"
 
 namespace ig {

@@ -1,0 +1,133 @@
+#include "analysis/triage/spec.h"
+
+#include "analysis/triage/findings.h"
+
+namespace ig::triage {
+
+std::string onnx_spec_url(const std::string& op) {
+  std::string last = op.substr(0, op.find(' '));
+  last = last.substr(0, last.find('['));
+  if (auto plus = last.rfind('+'); plus != std::string::npos) last = last.substr(plus + 1);
+  if (last.empty() || last[0] == '(') return "";
+  return "https://onnx.ai/onnx/operators/onnx__" + last + ".html";
+}
+
+namespace {
+
+nlohmann::json verdict(const char* v, const std::string& why, const std::string& op) {
+  return {{"verdict", v}, {"why", why}, {"spec", onnx_spec_url(op)}};
+}
+
+// Operators that sum many products or terms: their fp32 accumulation can overflow midway (Inf,
+// then Inf - Inf = NaN) where the exact, fp64 result is finite.
+bool accumulates(const std::string& op) {
+  for (const char* a : {"Conv", "Gemm", "MatMul", "Reduce", "Softmax", "LogSoftmax", "Pool",
+                        "Normalization", "Einsum", "LSTM", "GRU", "RNN"})
+    if (op.find(a) != std::string::npos) return true;
+  return false;
+}
+
+nlohmann::json judge_exceptional(const std::string& behaviour, const std::string& op) {
+  if ((behaviour == "nan" || behaviour == "inf") && accumulates(op))
+    return verdict("implementation choice",
+                   "the output holds " + std::string(behaviour == "nan" ? "NaN" : "Inf") +
+                       " where the exact result is finite: a sum accumulated in the output type "
+                       "overflows midway (Inf, then Inf - Inf = NaN) on these extreme inputs; the "
+                       "specification does not fix the accumulation type, so this is fp32 range, "
+                       "not a wrong kernel",
+                   op);
+  if (behaviour == "nan" || behaviour == "inf")
+    return verdict("library defect",
+                   "the output holds " + std::string(behaviour == "nan" ? "NaN" : "Inf") +
+                       " where the exact result, rounded once to the output type, is finite: "
+                       "the specification defines " +
+                       op +
+                       " as a function of its inputs, and no rounding of a finite value "
+                       "gives a non-finite one",
+                   op);
+  if (behaviour == "ignore")
+    return verdict("library defect",
+                   "a NaN or Inf reaching the operator disappears from its output: ONNX defines " +
+                       op +
+                       " by IEEE 754 arithmetic (its reference implementation is NumPy's, which "
+                       "propagates NaN), so an input NaN must reach the outputs it feeds",
+                   op);
+  if (behaviour == "flush")
+    return verdict("implementation choice",
+                   "denormal results flushed to zero (FTZ/DAZ): a loss below 1.2e-38 in fp32 that "
+                   "the specification does not forbid explicitly, though IEEE 754 keeps denormals",
+                   op);
+  if (behaviour == "zero-sign")
+    return verdict("implementation choice",
+                   "a zero of the other sign: equal as numbers (-0 == +0), visible only through "
+                   "1/x or copysign; the specification does not pin the sign of zero",
+                   op);
+  if (behaviour == "no-overflow")
+    return verdict("implementation choice",
+                   "a finite result where the exact one overflows the output type: the platform "
+                   "computed in a wider type than the specification's output type",
+                   op);
+  return verdict("undetermined", "exceptional-value behaviour '" + behaviour + "'", op);
+}
+
+}  // namespace
+
+nlohmann::json judge(const std::string& kind, const std::string& op, const nlohmann::json& explain,
+                     bool oracle_ran, bool fp32_reference_too) {
+  // What our own interpreter does in fp32 is no library's defect: calling it one would be a
+  // discrepancy invented by infergap.
+  if (fp32_reference_too && kind != kRefusal && kind != kCrash && kind != kError)
+    return verdict("fp32 semantics",
+                   "infergap's own fp32 reference (ref) behaves the same at this operator, so the "
+                   "difference is between fp32 arithmetic and the fp64 oracle, not a defect of "
+                   "this platform",
+                   op);
+  if (kind == kRefusal)
+    return verdict("support gap",
+                   "the platform declines the operator or model (a documented limit of the "
+                   "library's operator set), it does not compute a wrong value",
+                   op);
+  if (kind == kCrash || kind == kError) {
+    if (oracle_ran)
+      return verdict("library defect",
+                     "the model passes the ONNX checker and the fp64 reference computes it, so "
+                     "the specification defines its result; the platform " +
+                         std::string(kind == kCrash ? "crashes or hangs" : "fails") +
+                         " instead of computing it",
+                     op);
+    return verdict("undetermined", "the reference did not run this case either", op);
+  }
+  if (kind.rfind(kExceptional, 0) == 0)
+    return judge_exceptional(kind.substr(std::string(kExceptional).size() + 1), op);
+  const bool explained = explain.is_object() && explain.value("exact", false);
+  std::string cause;
+  if (explained)
+    for (const auto& c : explain.value("cause", nlohmann::json::array()))
+      cause += (cause.empty() ? "" : ", ") + c.get<std::string>();
+  if (kind == kCompiled) {
+    if (explained)
+      return verdict("rounding",
+                     "the compiled graph evaluates the same arithmetic in another order (" +
+                         (cause.empty() ? std::string("the reference's order") : cause) +
+                         "); both results are legitimate roundings",
+                     op);
+    return verdict("rounding",
+                   "fusing or reordering operators changes where results are rounded; explain "
+                   "found no single-node configuration reproducing it bit for bit",
+                   op);
+  }
+  if (explained)
+    return verdict("rounding",
+                   "the platform's output is reproduced bit for bit by a rounding order of the "
+                   "emulator (" +
+                       (cause.empty() ? std::string("the reference's own order") : cause) +
+                       "): legitimate rounding that the tolerance does not cover",
+                   op);
+  return verdict("undetermined",
+                 "beyond the tolerance of the fp64 oracle and not reproduced by any rounding "
+                 "order tried by explain: a candidate defect, to be checked against the "
+                 "specification by hand",
+                 op);
+}
+
+}  // namespace ig::triage
