@@ -36,6 +36,7 @@ void add_attribute_command(CLI::App& app, int& exit_code);
 void add_reduce_command(CLI::App& app, int& exit_code);
 void add_triage_command(CLI::App& app, int& exit_code);
 void add_work_command(CLI::App& app, int& exit_code);
+void add_hosts_command(CLI::App& app, int& exit_code);
 void add_status_command(CLI::App& app, int& exit_code);
 
 // The command line as given (main records it): a fleet plan keeps a command's own arguments, and

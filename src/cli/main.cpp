@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   ig::cli::add_reduce_command(app, exit_code);
   ig::cli::add_triage_command(app, exit_code);
   ig::cli::add_work_command(app, exit_code);
+  ig::cli::add_hosts_command(app, exit_code);
   ig::cli::add_status_command(app, exit_code);
   ig::cli::set_invocation(argc, argv);
   try {

@@ -58,6 +58,14 @@ const CandidateRegistrar kBlasCandidates("blas", [] {
                    "BLIS architecture",
                    false});
   }
+  // The host study (hosts record): each library's own choice of kernel for this CPU, and one
+  // pinned core.
+  out.push_back({"blas:lib=openblas,threads=1", {}, "OpenBLAS's own core for this CPU", false});
+  out.push_back({"blas:lib=blis", {}, "BLIS's own architecture for this CPU", false});
+  join_preset(out, "host",
+              {{"blas:lib=openblas,threads=1", 30},
+               {"blas:core=Haswell,lib=openblas,threads=1", 31},
+               {"blas:lib=blis", 32}});
   // Its share of the default study (preset demo, platform/catalog.h).
   join_preset(out, "demo",
               {{"blas:core=Sandybridge,lib=openblas,threads=1", 30},

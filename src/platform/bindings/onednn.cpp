@@ -214,6 +214,12 @@ const CandidateRegistrar kOnednnCandidates("onednn", [] {
                    false,
                    {{"int8", std::string(isa) == "avx2" ? 20 : 21}}});
   }
+  // The host study (hosts record): its own dispatch on this CPU, and two pinned levels.
+  out.push_back({"onednn:threads=1", {}, "oneDNN at the highest ISA this CPU has", false});
+  join_preset(out, "host",
+              {{"onednn:threads=1", 20},
+               {"onednn:isa=avx2,threads=1", 21},
+               {"onednn:isa=avx512_core,threads=1", 22}});
   // Its share of the default study (preset demo, platform/catalog.h).
   join_preset(out, "demo",
               {{"onednn:isa=sse41,threads=1", 20},

@@ -127,6 +127,7 @@ const CandidateRegistrar kOpencvCandidates("opencv", [] {
   }
   // Its share of the default study (preset demo, platform/catalog.h).
   join_preset(out, "demo", {{"opencv", 40}, {"opencv:disable=AVX512-SKX+AVX2", 41}});
+  join_preset(out, "host", {{"opencv", 40}});
   return out;
 });
 }  // namespace

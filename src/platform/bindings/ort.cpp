@@ -79,6 +79,7 @@ const CandidateRegistrar kOrtCandidates("ort", [] {
   join_preset(out, "demo", {{"ort:opt=disabled,threads=1", 50}, {"ort:opt=all,threads=1", 51}});
   // int8: QDQ as written (float kernels) and fused into ORT's integer kernels.
   join_preset(out, "int8", {{"ort:opt=disabled,threads=1", 50}, {"ort:opt=all,threads=1", 51}});
+  join_preset(out, "host", {{"ort:opt=all,threads=1", 50}});
   return out;
 });
 

@@ -141,6 +141,8 @@ const CandidateRegistrar kRefCandidates("ref", [] {
   out.push_back({"ref:qdq=int", {}, "QDQ groups as integer kernels (exact int32 sums)", false});
   // int8 models: the spec's float QDQ semantics beside exact integer kernels.
   join_preset(out, "int8", {{"ref", 10}, {"ref:qdq=int", 11}});
+  // The host study's control: the interpreter computes the same bits on every x86 CPU.
+  join_preset(out, "host", {{"ref", 10}});
   // Its share of the default study (preset demo, platform/catalog.h).
   join_preset(out, "demo",
               {{"ref", 10},

@@ -128,7 +128,7 @@ const BackendRegistrar kTorchRegistrar(BackendFactory{
 // mkldnn on/off is PyTorch's own oneDNN-backed conv/linear vs its native kernels; threads split
 // the reductions.
 const CandidateRegistrar kTorchCandidates("torch", [] {
-  return std::vector<PlatformCandidate>{
+  std::vector<PlatformCandidate> out = {
       {"torch:mkldnn=on,threads=1",
        {"cpu-sweep", "frameworks"},
        "PyTorch eager, oneDNN kernels",
@@ -150,6 +150,8 @@ const CandidateRegistrar kTorchCandidates("torch", [] {
        false,
        {{"int8", 41}}},
   };
+  join_preset(out, "host", {{"torch:mkldnn=on,threads=1", 70}});  // the host study
+  return out;
 });
 
 }  // namespace

@@ -76,10 +76,14 @@ namespace {
 // The default single-threaded run, and a two-thread split of XNNPACK's tiles over its pool (does
 // the split change any bits?).
 const CandidateRegistrar kXnnpackCandidates("xnnpack", [] {
-  return std::vector<PlatformCandidate>{
+  std::vector<PlatformCandidate> out = {
       {"xnnpack", {"cpu-sweep", "frameworks"}, "XNNPACK operators", false},
       {"xnnpack:threads=2", {"cpu-sweep"}, "thread split", false},
   };
+  // The host study (hosts record): the zoo models' BatchNormalization on the reference.
+  out.push_back({"xnnpack:fallback=ref", {}, "XNNPACK, other nodes on the reference", false});
+  join_preset(out, "host", {{"xnnpack:fallback=ref", 60}});
+  return out;
 });
 }  // namespace
 }  // namespace ig
