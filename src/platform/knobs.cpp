@@ -98,4 +98,22 @@ KnobTrialRegistrar::KnobTrialRegistrar(std::vector<KnobTrial> trials) {
   registered_trials() = std::move(trials);
 }
 
+Knob threads_knob(const std::string& help, std::vector<std::string> values) {
+  return Knob{.key = "threads",
+              .default_value = "1",
+              .values = std::move(values),
+              .help = help,
+              .cause = "thread-split",
+              .min = 1,
+              .max = 256};
+}
+
+Knob fallback_knob(const std::string& library) {
+  return Knob{.key = "fallback",
+              .default_value = "none",
+              .values = {"none", "ref"},
+              .help = "run nodes " + library + " lacks on the reference",
+              .cause = "library"};
+}
+
 }  // namespace ig

@@ -48,6 +48,12 @@ struct Knob {
   std::map<std::string, std::string> needs = {};
 };
 
+// The knobs several backends share, declared by one function each: `threads` (the library's
+// worker threads: thread-split, 1 by default, 1 to 256) and `fallback` (none|ref: nodes the
+// library lacks run on the reference interpreter; its cause is `library`).
+Knob threads_knob(const std::string& help, std::vector<std::string> values = {"1", "2", "4"});
+Knob fallback_knob(const std::string& library);
+
 using KnobTable = std::vector<Knob>;
 using KnobTables = std::map<std::string, KnobTable>;  // by backend name
 

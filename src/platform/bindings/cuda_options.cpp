@@ -42,11 +42,7 @@ const KnobTable kKnobs = {
      .cause = "conv-algorithm",
      .min = 1,
      .max = 101},
-    {.key = "fallback",
-     .default_value = "none",
-     .values = {"none", "ref"},
-     .help = "run nodes cuDNN lacks on the reference",
-     .cause = "library"},
+    fallback_knob("cuDNN"),
 };
 const KnobRegistrar kRegisteredKnobs("cuda", kKnobs);
 

@@ -44,13 +44,7 @@ const KnobTable kKnobs = {
      .help = "CPU features to turn off",
      .cause = "simd-width",
      .values_form = "features joined with '+', e.g. AVX512-SKX+AVX2"},
-    {.key = "threads",
-     .default_value = "1",
-     .values = {"1", "2", "4"},
-     .help = "OpenCV threads",
-     .cause = "thread-split",
-     .min = 1,
-     .max = 256},
+    threads_knob("OpenCV threads"),
 };
 const KnobRegistrar kRegisteredKnobs("opencv", kKnobs);
 

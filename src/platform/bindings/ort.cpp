@@ -26,13 +26,7 @@ const KnobTable kKnobs = {
      .help = "graph optimization level",
      .cause = "fusion",
      .eager_value = "disabled"},
-    {.key = "threads",
-     .default_value = "1",
-     .values = {"1", "2", "4"},
-     .help = "intra-op threads",
-     .cause = "thread-split",
-     .min = 1,
-     .max = 256},
+    threads_knob("intra-op threads"),
 };
 const KnobRegistrar kRegisteredKnobs("ort", kKnobs);
 

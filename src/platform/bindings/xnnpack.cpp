@@ -10,23 +10,13 @@ namespace ig {
 namespace {
 
 const KnobTable kKnobs = {
-    {.key = "threads",
-     .default_value = "1",
-     .values = {"1", "2", "4"},
-     .help = "pthreadpool threads",
-     .cause = "thread-split",
-     .min = 1,
-     .max = 256},
+    threads_knob("pthreadpool threads"),
     {.key = "fp16",
      .default_value = "off",
      .values = {"off", "on"},
      .help = "run supported nodes in fp16",
      .cause = "precision"},
-    {.key = "fallback",
-     .default_value = "none",
-     .values = {"none", "ref"},
-     .help = "run nodes XNNPACK lacks on the reference",
-     .cause = "library"},
+    fallback_knob("XNNPACK"),
 };
 const KnobRegistrar kRegisteredKnobs("xnnpack", kKnobs);
 
