@@ -8,29 +8,13 @@
 
 #include "store/store.h"
 #include "worker/host_fingerprint.h"
+#include "workflow/work_folder.h"
 
 namespace ig {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// A scratch folder for the host study's store and models, removed when done.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "infergap-host.XXXXXX").string();
-    if (mkdtemp(tmpl.data())) path_ = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // What is known of the software that computed the bits: the compiler and the libraries the
 // coordinator links (the platforms' own versions are not reported by every backend yet).
@@ -79,7 +63,8 @@ std::string host_record_file_name(const HostRecord& r) {
   return vendor + "-" + arch + "-" + r.id.substr(0, 8) + ".json";
 }
 
-Expected<std::vector<HostRecord>> read_host_records(const std::string& dir) {
+Expected<std::vector<HostRecord>> read_host_records(const std::string& dir,
+                                                    std::vector<std::string>* files_out) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return not_found("{}: no such folder of host records", dir);
   std::vector<std::string> files;
@@ -96,6 +81,7 @@ Expected<std::vector<HostRecord>> read_host_records(const std::string& dir) {
     if (auto [it, fresh] = file_of.emplace(r.id, f); !fresh)
       return invalid_argument("{} and {} record the same host ({}): keep one", it->second, f, r.id);
     out.push_back(std::move(r));
+    if (files_out) files_out->push_back(f);
   }
   return out;
 }
@@ -104,14 +90,15 @@ Expected<HostRecordOutcome> record_host(const HostRecordRequest& request, const 
   std::error_code ec;
   fs::create_directories(request.dir, ec);
   if (ec) return io_error("{}: cannot make the folder: {}", request.dir, ec.message());
-  IG_ASSIGN_OR_RETURN(const std::vector<HostRecord> earlier, read_host_records(request.dir));
-  ScratchDir scratch;
-  if (scratch.path().empty()) return io_error("cannot make a scratch folder for the host study");
+  std::vector<std::string> earlier_files;
+  IG_ASSIGN_OR_RETURN(const std::vector<HostRecord> earlier,
+                      read_host_records(request.dir, &earlier_files));
+  const WorkFolder scratch("host");
   StudyPlan plan;
   plan.options.platforms = request.platforms;
   plan.options.oracle = default_oracle();
   plan.options.all_layers = true;
-  plan.store_path = (fs::path(scratch.path()) / "host-study.db").string();
+  plan.store_path = scratch.file("host-study.db");
   plan.presets = request.presets;
   plan.self_check = false;
   plan.report = false;
@@ -130,12 +117,7 @@ Expected<HostRecordOutcome> record_host(const HostRecordRequest& request, const 
     out.differing = differing_platforms(*same, out.record);
     out.status = out.differing.empty() ? "identical" : "nondeterministic";
     // The earlier record keeps its file name, wherever it came from.
-    for (const auto& e : fs::directory_iterator(request.dir, ec)) {
-      std::ifstream in(e.path());
-      const auto j = nlohmann::json::parse(in, nullptr, false);
-      if (!j.is_discarded() && j.contains("host") && j["host"].value("id", "") == same->id)
-        out.file = e.path().string();
-    }
+    out.file = earlier_files[static_cast<size_t>(same - earlier.begin())];
   }
   if (out.status != "nondeterministic") {
     IG_RETURN_IF_ERROR(write_json(out.file, host_record_json(out.record)));

@@ -33,8 +33,9 @@ struct HostRecordOutcome {
 Expected<HostRecordOutcome> record_host(const HostRecordRequest& request, const StudyHooks& hooks);
 
 // Every record (*.json) of a folder, each checked (analysis/host_records.h); two records of one
-// host are an error naming both files.
-Expected<std::vector<HostRecord>> read_host_records(const std::string& dir);
+// host are an error naming both files. `files`, when given, receives each record's file.
+Expected<std::vector<HostRecord>> read_host_records(const std::string& dir,
+                                                    std::vector<std::string>* files = nullptr);
 
 // The file name of a record: vendor, microarchitecture (or CPU family/model) and id.
 std::string host_record_file_name(const HostRecord& r);
