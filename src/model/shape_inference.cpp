@@ -2,6 +2,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 #include <poll.h>
@@ -20,6 +21,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "core/venv.h"
 
 namespace ig {
 
@@ -69,8 +72,10 @@ void keep_initializers(onnx::ModelProto& inferred, onnx::ModelProto& proto) {
 // The helper is sent the model without the data of its large floating-point initializers: neither
 // the checker nor inference reads weights (inference reads the small integer tensors that hold
 // shapes), and the model is not copied whole once more. The data is swapped out, not copied.
-// The checker does not compare raw_data's length with the dims.
-bool serialize_without_weights(onnx::ModelProto& proto, std::string& bytes) {
+// libonnx's checker does not compare raw_data's length with the dims; the onnx package's does, so
+// for it (`as_external`) such a tensor is declared external instead, and onnx_checker.py points
+// every external tensor at an empty file of its own.
+bool serialize_without_weights(onnx::ModelProto& proto, std::string& bytes, bool as_external) {
   constexpr size_t kLarge = 64 << 10;
   std::vector<std::pair<int, std::string>> taken;
   auto* inits = proto.mutable_graph()->mutable_initializer();
@@ -81,11 +86,24 @@ bool serialize_without_weights(onnx::ModelProto& proto, std::string& bytes) {
                           type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::BFLOAT16;
     if (!floating || !t->has_raw_data() || t->raw_data().size() < kLarge) continue;
     // One byte stays: the checker counts raw_data as present only when it is not empty.
-    taken.emplace_back(i, t->raw_data().substr(0, 1));
+    taken.emplace_back(i, as_external ? std::string() : t->raw_data().substr(0, 1));
     taken.back().second.swap(*t->mutable_raw_data());
+    if (as_external) {
+      t->set_data_location(onnx::TensorProto::EXTERNAL);
+      auto* location = t->add_external_data();
+      location->set_key("location");
+      location->set_value("weights-left-out");
+    }
   }
   const bool ok = proto.SerializeToString(&bytes);
-  for (auto& [i, data] : taken) inits->Mutable(i)->mutable_raw_data()->swap(data);
+  for (auto& [i, data] : taken) {
+    auto* t = inits->Mutable(i);
+    t->mutable_raw_data()->swap(data);
+    if (as_external) {
+      t->clear_external_data();
+      t->clear_data_location();
+    }
+  }
   return ok;
 }
 
@@ -150,8 +168,13 @@ bool read_all(int fd, char* p, size_t n) {
   }
 }
 
+// Which ONNX judges a model: the libonnx linked here, in a forked copy of this process, or the
+// `onnx` package of the venv (onnx_checker.py), for models newer than libonnx knows.
+enum class Checker { kLibonnx, kPython };
+
 class Helper {
  public:
+  explicit Helper(Checker checker) : checker_(checker) {}
   ~Helper() { stop(false); }
 
   // One request at a time: the helper is one process.
@@ -159,7 +182,7 @@ class Helper {
     const std::lock_guard lock(mu_);
     IG_RETURN_IF_ERROR(start(label));
     std::string bytes;
-    if (!serialize_without_weights(proto, bytes))
+    if (!serialize_without_weights(proto, bytes, checker_ == Checker::kPython))
       return internal_error("{}: the model cannot be serialized for the ONNX checker", label);
     const uint8_t want =
         (checks.checker ? kWantChecker : 0) | (checks.infer_shapes ? kWantInference : 0);
@@ -175,6 +198,11 @@ class Helper {
                                   checks.timeout_seconds);
       }
       const std::string what = checker_passed ? "shape inference" : "checker";
+      if (checker_ == Checker::kPython) {
+        return invalid_argument("{}: ONNX {} (the onnx package, {}) ended on this model ({})",
+                                label, what, python_checker_command().front(),
+                                sig > 0 ? strsignal(sig) : "the helper process ended");
+      }
       return invalid_argument(
           "{}: ONNX {} crashed on this model ({}); a node has attributes or input ranks that "
           "libonnx does not check",
@@ -218,6 +246,19 @@ class Helper {
  private:
   Status start(const std::string& label) {
     if (pid_ > 0) return Status::Ok();
+    std::vector<std::string> command;
+    if (checker_ == Checker::kPython) {
+      command = python_checker_command();
+      if (::access(command[0].c_str(), X_OK) != 0 || ::access(command[1].c_str(), R_OK) != 0) {
+        return unsupported(
+            "{}: the model is newer than the linked libonnx knows (IR {}, ai.onnx opset {}), so "
+            "ONNX's "
+            "checker from the onnx package judges it, and {} cannot run {}: run scripts/setup, "
+            "which puts the onnx package in .venv, or set INFERGAP_PYTHON to a python with onnx "
+            "1.23 or later",
+            label, libonnx_ir_version(), libonnx_opset(""), command[0], command[1]);
+      }
+    }
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
       return io_error("{}: ONNX helper: socketpair: {}", label, strerror(errno));
@@ -237,7 +278,12 @@ class Helper {
       // the other side from seeing it closed.
       if (::dup2(fds[1], 3) < 0) _exit(3);
       ::close_range(4, ~0U, 0);
-      serve(3);
+      if (command.empty()) serve(3);
+      std::vector<char*> argv;
+      for (auto& a : command) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      _exit(127);
     }
     ::close(fds[1]);
     pid_ = pid;
@@ -292,15 +338,29 @@ class Helper {
     return read_exact(payload.data(), n, timed_out);
   }
 
+  const Checker checker_;
   std::mutex mu_;
   pid_t pid_ = -1;
   int sock_ = -1;
   std::chrono::steady_clock::time_point deadline_;
 };
 
-Helper& helper() {
-  static Helper h;
-  return h;
+Helper& helper(Checker checker) {
+  static Helper libonnx(Checker::kLibonnx);
+  static Helper python(Checker::kPython);
+  return checker == Checker::kPython ? python : libonnx;
+}
+
+// A model libonnx cannot judge: its checker refuses a newer IR version, and its schemas for a newer
+// opset are those of an older one (ReduceMean-18's axes input would be "too many inputs").
+bool newer_than_libonnx(const onnx::ModelProto& proto) {
+  if (proto.ir_version() > libonnx_ir_version()) return true;
+  for (const auto& opset : proto.opset_import()) {
+    const std::string domain = opset.domain() == "ai.onnx" ? "" : opset.domain();
+    const int newest = libonnx_opset(domain);
+    if (newest > 0 && opset.version() > newest) return true;
+  }
+  return false;
 }
 
 Status check_here(onnx::ModelProto& proto, const std::string& label, const OnnxChecks& checks) {
@@ -318,10 +378,23 @@ Status check_here(onnx::ModelProto& proto, const std::string& label, const OnnxC
 Status check_and_infer(onnx::ModelProto& proto, const std::string& label,
                        const OnnxChecks& checks) {
   if (!checks.checker && !checks.infer_shapes) return Status::Ok();
+  if (newer_than_libonnx(proto)) return helper(Checker::kPython).check(proto, label, checks);
   if (checks.in_this_process) return check_here(proto, label, checks);
-  return helper().check(proto, label, checks);
+  return helper(Checker::kLibonnx).check(proto, label, checks);
 }
 
-int onnx_helper_pid() { return helper().pid(); }
+int onnx_helper_pid() { return helper(Checker::kLibonnx).pid(); }
+
+int libonnx_ir_version() { return onnx::Version::IR_VERSION; }
+
+int libonnx_opset(const std::string& domain) {
+  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto it = ranges.find(domain);
+  return it == ranges.end() ? 0 : it->second.second;
+}
+
+std::vector<std::string> python_checker_command() {
+  return {venv_python(), source_file("src/model/onnx_checker.py")};
+}
 
 }  // namespace ig

@@ -1,4 +1,7 @@
-// libonnx's checker and shape inference on untrusted models. libonnx crashes on some malformed
+// ONNX's checker and shape inference on untrusted models: libonnx's (Debian's, linked here) for the
+// models it knows, the onnx package's from the venv (onnx_checker.py) for newer IR versions and
+// opsets, in a helper process (the onnx package's always, libonnx's where the caller must survive
+// it). libonnx crashes on some malformed
 // models (SIGFPE dividing by a zero stride, SIGSEGV indexing the dims of a rank-0 Gemm input, both
 // found by fuzz/), so a process that must survive them (the coordinator, a test) runs them in one
 // long-lived helper process, forked once and reused for every model: a crash there is an error
@@ -8,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -29,7 +33,13 @@ struct OnnxChecks {
 // crash or a run longer than `timeout_seconds` is.
 Status check_and_infer(onnx::ModelProto& proto, const std::string& label, const OnnxChecks& checks);
 
-// The helper's process id, or -1 while none runs (tests).
+// The libonnx helper's process id, or -1 while none runs (tests).
 int onnx_helper_pid();
+
+// What the linked libonnx knows: its IR version, and its newest opset of a domain (0: unknown).
+int libonnx_ir_version();
+int libonnx_opset(const std::string& domain);
+// The interpreter ($INFERGAP_PYTHON, else .venv's) and onnx_checker.py.
+std::vector<std::string> python_checker_command();
 
 }  // namespace ig

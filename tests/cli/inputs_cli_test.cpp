@@ -252,7 +252,7 @@ TEST_F(InputsCli, OpsetNewerThanTheReferenceImplementsIsRefused) {
   ASSERT_TRUE(save_model_proto(proto, model).ok());
   const std::string message = model +
                               ": the model declares opset 99 of domain ai.onnx, newer than the "
-                              "reference backend implements (19)";
+                              "reference backend implements (28)";
   auto run = run_cli("run " + model + " -p ref");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find(message), std::string::npos) << run.err;

@@ -26,6 +26,7 @@ namespace ig {
 struct OrtOptions {
   std::string opt = "all";
   int threads = 1;
+  std::string version = "1.30";  // the release, and with it the runner (platform/bindings/ort.cpp)
 };
 
 class OrtBackend : public Backend {

@@ -40,13 +40,10 @@ Status recv_all(int fd, char* p, size_t n) {
 
 }  // namespace
 
-Expected<std::unique_ptr<OrtRunner>> OrtRunner::start(const std::string& node,
-                                                      const std::string& runner_js,
-                                                      const std::string& modules_dir) {
+Expected<std::unique_ptr<OrtRunner>> OrtRunner::start(std::vector<std::string> argv) {
   // glibc keeps freed blocks for reuse and raises its mmap threshold after a large free: a session
   // released and another loaded left node 230 MB over one session's peak. Blocks of 256 KiB and
   // more mapped alone go back to the system when ORT frees them.
-  std::vector<std::string> argv{node, runner_js, modules_dir};
   if (const std::string env = find_on_path("env"); !env.empty())
     argv.insert(argv.begin(),
                 {env, "MALLOC_MMAP_THRESHOLD_=262144", "MALLOC_TRIM_THRESHOLD_=1048576"});

@@ -18,10 +18,9 @@ class OrtRunner {
     nlohmann::json header;
     std::string body;
   };
-  // Starts `node runner.js modules_dir` and checks that onnxruntime-node loads.
-  static Expected<std::unique_ptr<OrtRunner>> start(const std::string& node,
-                                                    const std::string& runner_js,
-                                                    const std::string& modules_dir);
+  // Starts the runner (`node runner.js MODULES_DIR`, or `python runner.py`) and checks that its
+  // ONNX Runtime loads.
+  static Expected<std::unique_ptr<OrtRunner>> start(std::vector<std::string> argv);
   ~OrtRunner();
   OrtRunner(const OrtRunner&) = delete;
   OrtRunner& operator=(const OrtRunner&) = delete;

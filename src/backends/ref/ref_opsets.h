@@ -14,12 +14,18 @@ struct OpsetLimit {
   int64_t newest;
 };
 
-// ai.onnx 19: the opset 18 and 19 changes are in the kernels (Reduce* axes as an input, Split
-// num_outputs, Pad axes and wrap, Resize antialias / axes / keep_aspect_ratio_policy /
-// half_pixel_symmetric, ScatterND max/min, LpPool and AveragePool dilations); opset 20 changes
-// DFT (axis becomes an input) and GridSample (mode names), which they do not follow.
+// ai.onnx 28, the newest ONNX 1.23 defines. The opset 18 and 19 changes are in the kernels
+// (Reduce* axes as an input, Split num_outputs, Pad axes and wrap, Resize antialias / axes /
+// keep_aspect_ratio_policy / half_pixel_symmetric, ScatterND max/min, LpPool and AveragePool
+// dilations). From 20 to 28 most new versions only add types (bfloat16, int4, float8...), which
+// the kernels refuse by dtype where they lack them; the others are followed or refused per node:
+// GroupNormalization-21's per-channel scale, Mod-28's signed zero, BitShift-28's signed types are
+// followed; block_size and precision (QuantizeLinear 21, 23), DequantizeLinear-23's output_dtype,
+// Range-27's stash_type for 16-bit floats and SpaceToDepth-28's CRD mode are refused; the DFT and
+// GridSample kernels stop at 19 (20 moves DFT's axis to an input and renames GridSample's modes).
+// scripts/opset-changes lists what each version changed, from the onnx package's schemas.
 inline constexpr OpsetLimit kRefOpsetLimits[] = {
-    {"", 19},
+    {"", 28},
     {"ai.onnx.preview.training", 1},
     {"com.microsoft", 1},
 };

@@ -17,13 +17,13 @@ Model with_opsets(std::map<std::string, int64_t> opsets) {
 }
 
 TEST(RefOpsets, NewerThanImplementedIsRefusedWithFileDomainAndVersions) {
-  EXPECT_TRUE(check_ref_opsets(with_opsets({{"", 19}})).ok());
+  EXPECT_TRUE(check_ref_opsets(with_opsets({{"", 28}})).ok());
   const Status st = check_ref_opsets(with_opsets({{"", 99}}));
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(st.message(),
             "m.onnx: the model declares opset 99 of domain ai.onnx, newer than the reference "
-            "backend implements (19); export it for opset 19 or lower");
-  EXPECT_FALSE(check_ref_opsets(with_opsets({{"ai.onnx", 20}})).ok());
+            "backend implements (28); export it for opset 28 or lower");
+  EXPECT_FALSE(check_ref_opsets(with_opsets({{"ai.onnx", 29}})).ok());
   EXPECT_NE(check_ref_opsets(with_opsets({{"", 13}, {"com.microsoft", 2}}))
                 .message()
                 .find("opset 2 of domain com.microsoft"),
@@ -35,9 +35,9 @@ TEST(RefOpsets, NewerThanImplementedIsRefusedWithFileDomainAndVersions) {
 TEST(RefOpsets, TheReferenceBackendRefusesSuchAModelWhenAskedWhatItCanRun) {
   RefBackend ref;
   EXPECT_TRUE(ref.check_loads(with_opsets({{"", 13}})).ok());
-  const Status st = ref.check_loads(with_opsets({{"", 20}}));
+  const Status st = ref.check_loads(with_opsets({{"", 29}}));
   EXPECT_EQ(st.code(), StatusCode::kUnsupported);
-  EXPECT_NE(st.message().find("opset 20 of domain ai.onnx"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("opset 29 of domain ai.onnx"), std::string::npos) << st.message();
 }
 
 }  // namespace

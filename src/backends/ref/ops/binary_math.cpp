@@ -83,6 +83,9 @@ C mod_value(C x, C y, bool c_fmod) {
     r = std::fmod(x, y);
   }
   if (!c_fmod && r != C{0} && ((r < C{0}) != (y < C{0}))) r = static_cast<C>(r + y);
+  if constexpr (std::is_floating_point_v<C>) {
+    if (!c_fmod && r == C{0}) r = std::copysign(C{0}, y);  // Mod-28: "the same sign as B"
+  }
   return r;
 }
 
@@ -108,15 +111,21 @@ Status bitshift_kernel(KernelContext& ctx) {
     return ctx.fail("direction must be LEFT or RIGHT, not '{}'", direction);
   }
   const bool left = direction == "LEFT";
-  if (!is_integer(a.dtype()) || dtype_info(a.dtype()).is_signed) {
+  // Signed types from opset 28: the right shift is arithmetic, the left one drops what passes the
+  // sign bit, and an amount that is negative or not below the width leaves the sign's fill only.
+  if (!is_integer(a.dtype()) || (dtype_info(a.dtype()).is_signed && ctx.opset < 28)) {
     return ctx.unsupported_here("BitShift of {} (the spec allows unsigned integers only)",
                                 dtype_name(a.dtype()));
   }
   return dispatch_integer(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
+    using U = std::make_unsigned_t<T>;
     return map_binary<T, T>(ctx, a, b, 0, [&](T x, T s) {
-      if (static_cast<uint64_t>(s) >= sizeof(T) * 8) return T{0};  // C++ shift would be undefined
-      return static_cast<T>(left ? x << s : x >> s);
+      const bool negative = x < T{0};  // never for unsigned T
+      if (s < T{0} || static_cast<uint64_t>(s) >= sizeof(T) * 8)
+        return !left && negative ? static_cast<T>(-1) : T{0};
+      if (left) return static_cast<T>(static_cast<U>(x) << s);
+      return static_cast<T>(x >> s);  // arithmetic for signed T (C++20, GCC)
     });
   });
 }

@@ -113,7 +113,8 @@ Status stft_kernel(KernelContext& ctx) {
                         [&](auto tag) { return stft_typed<typename decltype(tag)::type>(ctx); });
 }
 
-IG_REGISTER_KERNEL("", "DFT", 17, kMaxOpset, dft_kernel);
+// DFT-20 takes the axis as an input: not this kernel.
+IG_REGISTER_KERNEL("", "DFT", 17, 19, dft_kernel);
 IG_REGISTER_KERNEL("", "STFT", 17, kMaxOpset, stft_kernel);
 
 }  // namespace

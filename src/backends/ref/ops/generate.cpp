@@ -11,6 +11,9 @@ Status range(KernelContext& ctx) {
   const Tensor& s = ctx.input(0);
   const Tensor& l = ctx.input(1);
   const Tensor& d = ctx.input(2);
+  // Range-27 accumulates float16 and bfloat16 in the type stash_type names.
+  if (ctx.opset >= 27 && (s.dtype() == DType::kFloat16 || s.dtype() == DType::kBFloat16))
+    return ctx.unsupported_here("Range-27 of {} (stash_type)", dtype_name(s.dtype()));
   if (s.dtype() != l.dtype() || s.dtype() != d.dtype())
     return ctx.fail("start, limit and delta must have one type");
   if (s.numel() != 1 || l.numel() != 1 || d.numel() != 1)

@@ -134,7 +134,8 @@ Status gridsample(KernelContext& ctx) {
   });
 }
 
-IG_REGISTER_KERNEL("", "GridSample", 16, kMaxOpset, gridsample);
+// GridSample-20 renames the modes and goes N-dimensional: not this kernel.
+IG_REGISTER_KERNEL("", "GridSample", 16, 19, gridsample);
 
 }  // namespace
 }  // namespace ig

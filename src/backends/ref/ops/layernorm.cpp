@@ -71,7 +71,9 @@ Status layer_norm(KernelContext& ctx) {
 }
 
 // GroupNormalization-18: statistics per (n, group) over its channels and spatial dims, then
-// scale[g] * normalised + bias[g] (per group, as opset 18 defines it).
+// scale[g] * normalised + bias[g] (per group, as opset 18 defines it); from opset 21 scale and bias
+// are per channel, scale[c] * normalised + bias[c]. stash_type 1 (the default, float) is what the
+// compute type does already for float16 and float32; 0 is refused.
 Status group_norm(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   IG_RETURN_IF_ERROR(expect_nchw(ctx, x, "input X", 2));
@@ -80,12 +82,17 @@ Status group_norm(KernelContext& ctx) {
   if (groups <= 0 || c % groups != 0) {
     return ctx.fail("num_groups {} must divide the {} channels of X {}", groups, c, x.describe());
   }
+  const bool per_channel = ctx.opset >= 21;
+  if (per_channel && ctx.node.attr_int("stash_type", 1) != 1)
+    return ctx.unsupported_here("stash_type {}", ctx.node.attr_int("stash_type", 1));
+  const int64_t params = per_channel ? c : groups;
   for (size_t i = 1; i <= 2; ++i) {
-    if (ctx.input(i).dtype() != x.dtype() || ctx.input(i).numel() != groups) {
-      return ctx.fail("input #{} {} must have {} values", i, ctx.input(i).describe(), groups);
+    if (ctx.input(i).dtype() != x.dtype() || ctx.input(i).numel() != params) {
+      return ctx.fail("input #{} {} must have {} values", i, ctx.input(i).describe(), params);
     }
   }
   const int64_t block = x.numel() / std::max<int64_t>(x.dim(0) * groups, 1);
+  const int64_t per_param = per_channel ? block / (c / groups) : block;
   const float eps = ctx.node.attr_float("epsilon", 1e-5f);
   return dispatch_float(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -99,9 +106,10 @@ Status group_norm(KernelContext& ctx) {
       auto [mean, var] = mean_variance<C>(block, [&](int64_t i) { return to_compute(xb[i]); });
       const int64_t g = b % groups;
       for (int64_t i = 0; i < block; ++i) {
+        const int64_t k = per_channel ? g * (c / groups) + i / per_param : g;
         const C n =
             batch_norm_value<C>(to_compute(xb[i]), mean, var, static_cast<C>(eps), C{1}, C{0});
-        py[b * block + i] = from_compute<T>(to_compute(ps[g]) * n + to_compute(pb[g]));
+        py[b * block + i] = from_compute<T>(to_compute(ps[k]) * n + to_compute(pb[k]));
       }
     }
     return Status::Ok();

@@ -17,6 +17,14 @@ Expected<AxisParams> axis_params(const KernelContext& ctx, const Tensor& x) {
   // Blocked quantization (opset 21) would otherwise read as per-tensor.
   if (ctx.node.attr_int("block_size", 0) != 0)
     return ctx.unsupported_here("blocked quantization (block_size)");
+  // Opset 23: QuantizeLinear's precision of the division, DequantizeLinear's output type.
+  if (ctx.node.attr_int("precision", 0) != 0)
+    return ctx.unsupported_here("the precision attribute");
+  if (ctx.node.op_type == "DequantizeLinear" && ctx.node.attr_int("output_dtype", 0) != 0 &&
+      ctx.node.attr_int("output_dtype", 0) != static_cast<int64_t>(scale.dtype())) {
+    return ctx.unsupported_here("output_dtype {} other than the scale's type",
+                                ctx.node.attr_int("output_dtype", 0));
+  }
   if (ctx.has_input(2) && ctx.input(2).shape() != scale.shape() &&
       !(ctx.input(2).numel() == 1 && scale.numel() == 1)) {
     return ctx.fail("zero point {} and scale {} must have the same shape", ctx.input(2).describe(),

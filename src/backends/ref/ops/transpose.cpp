@@ -55,6 +55,9 @@ Status depth_to_space(KernelContext& ctx) {
 Status space_to_depth(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   IG_ASSIGN_OR_RETURN(int64_t b, blocksize(ctx, x));
+  // Opset 28 names the order of the blocks; DCR is opset 1's.
+  if (const std::string mode = ctx.node.attr_string("mode", "DCR"); mode != "DCR")
+    return ctx.unsupported_here("mode {}", mode);
   const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
   if (h % b != 0 || w % b != 0)
     return ctx.fail("spatial dims {}x{} not divisible by blocksize {}", h, w, b);

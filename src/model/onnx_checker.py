@@ -1,0 +1,92 @@
+"""ONNX's checker and shape inference from the `onnx` package (PyPI, python/requirements/), for
+models newer than the libonnx infergap links knows (src/model/shape_inference.cpp starts this).
+
+Speaks shape_inference.cpp's frames on fd 3: a request is one byte of wanted checks (1: checker,
+2: inference) and a little-endian uint64 length, then the model without its large weights; the
+answers are the same header with the frame kinds below. Ends when the socket closes.
+"""
+import os
+import struct
+import sys
+import tempfile
+
+CHECKER_FAILED, CHECKER_PASSED, INFERRED, INFERENCE_THREW = 1, 2, 3, 4
+WANT_CHECKER, WANT_INFERENCE = 1, 2
+HEADER = struct.Struct("<BQ")
+FD = 3
+LEFT_OUT = "weights-left-out"
+
+
+def read_exact(n):
+    chunks = []
+    while n > 0:
+        chunk = os.read(FD, min(n, 1 << 24))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def send(kind, payload=b""):
+    data = HEADER.pack(kind, len(payload)) + payload
+    view = memoryview(data)
+    while view:
+        view = view[os.write(FD, view):]
+
+
+def serve(onnx):
+    while True:
+        header = read_exact(HEADER.size)
+        if header is None:
+            return
+        want, size = HEADER.unpack(header)
+        body = read_exact(size)
+        if body is None:
+            return
+        model = onnx.ModelProto()
+        model.ParseFromString(body)
+        del body
+        # The caller checked the paths of external data and left large weights out, declaring
+        # them external: the checker finds each at an empty file in this process's folder.
+        for tensor in model.graph.initializer:
+            if tensor.data_location == onnx.TensorProto.EXTERNAL:
+                for entry in tensor.external_data:
+                    if entry.key == "location":
+                        entry.value = LEFT_OUT
+        if want & WANT_CHECKER:
+            try:
+                onnx.checker.check_model(model)
+            except Exception as e:  # the checker's ValidationError, or a parse complaint
+                send(CHECKER_FAILED, str(e).encode("utf-8", "replace"))
+                continue
+        send(CHECKER_PASSED)
+        if not want & WANT_INFERENCE:
+            continue
+        try:
+            inferred = onnx.shape_inference.infer_shapes(model)
+        except Exception:
+            send(INFERENCE_THREW)
+            continue
+        del inferred.graph.initializer[:]
+        send(INFERRED, inferred.SerializeToString())
+
+
+def main():
+    try:
+        import onnx
+    except ImportError as e:
+        sys.stderr.write(f"onnx_checker.py: cannot import onnx: {e}\n")
+        return 4
+    if sys.argv[1:] == ["--version"]:
+        print(onnx.__version__, onnx.IR_VERSION, onnx.defs.onnx_opset_version())
+        return 0
+    with tempfile.TemporaryDirectory(prefix="infergap-onnx-") as folder:
+        os.chdir(folder)
+        open(LEFT_OUT, "wb").close()
+        serve(onnx)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

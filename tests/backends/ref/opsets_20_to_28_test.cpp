@@ -1,0 +1,89 @@
+// The operator versions of opsets 20 to 28 whose meaning changed (ref_opsets.h): followed, or
+// refused per node, never computed as the older version.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "../../support/run_node.h"
+
+namespace ig {
+namespace {
+
+using testing::attr_int;
+using testing::attr_string;
+using testing::run_node;
+
+template <typename T>
+std::vector<T> values(const Tensor& t) {
+  auto v = t.values<T>();
+  return {v.begin(), v.end()};
+}
+
+TEST(Opsets20To28, GroupNormalization21ScalesPerChannel) {
+  // Two groups of two channels, one value each: the normalised values are -1, 1, -1, 1.
+  auto x = Tensor::from_vector<float>({1, 3, 10, 20}, {1, 4, 1, 1});
+  auto per_channel = Tensor::from_vector<float>({1, 2, 3, 4}, {4});
+  auto zero = Tensor::from_vector<float>({0, 0, 0, 0}, {4});
+  auto r = run_node("GroupNormalization", {x, per_channel, zero},
+                    {{"num_groups", attr_int(2)}, {"epsilon", testing::attr_float(0)}}, 1, 21);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(values<float>((*r)[0].tensor), (std::vector<float>{-1, 2, -3, 4}));
+  // Opset 18's per-group scale is refused at 21 by its length.
+  auto per_group = Tensor::from_vector<float>({1, 2}, {2});
+  auto two = Tensor::from_vector<float>({0, 0}, {2});
+  auto old =
+      run_node("GroupNormalization", {x, per_group, two}, {{"num_groups", attr_int(2)}}, 1, 21);
+  ASSERT_FALSE(old.ok());
+  EXPECT_NE(old.status().message().find("must have 4 values"), std::string::npos);
+  EXPECT_TRUE(
+      run_node("GroupNormalization", {x, per_group, two}, {{"num_groups", attr_int(2)}}, 1, 18)
+          .ok());
+}
+
+TEST(Opsets20To28, BitShift28TakesSignedTypes) {
+  auto x = Tensor::from_vector<int8_t>({-8, -8, 5, -1, 64}, {5});
+  auto s = Tensor::from_vector<int8_t>({1, 9, -1, 3, 1}, {5});
+  auto right = run_node("BitShift", {x, s}, {{"direction", attr_string("RIGHT")}}, 1, 28);
+  ASSERT_TRUE(right.ok()) << right.status().to_string();
+  // Arithmetic shift; an amount past the width or negative leaves the sign's fill.
+  EXPECT_EQ(values<int8_t>((*right)[0].tensor), (std::vector<int8_t>{-4, -1, 0, -1, 32}));
+  auto left = run_node("BitShift", {x, s}, {{"direction", attr_string("LEFT")}}, 1, 28);
+  ASSERT_TRUE(left.ok());
+  EXPECT_EQ(values<int8_t>((*left)[0].tensor), (std::vector<int8_t>{-16, 0, 0, -8, -128}));
+  auto before = run_node("BitShift", {x, s}, {{"direction", attr_string("RIGHT")}}, 1, 27);
+  ASSERT_FALSE(before.ok());
+  EXPECT_EQ(before.status().code(), StatusCode::kUnsupported);
+}
+
+TEST(Opsets20To28, ModWithFmod0GivesAZeroTheDivisorsSign) {
+  auto a = Tensor::from_vector<float>({0.0f, 6.0f, -0.0f}, {3});
+  auto b = Tensor::from_vector<float>({-3.0f, -3.0f, 3.0f}, {3});
+  auto r = run_node("Mod", {a, b}, {}, 1, 28);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  const auto v = values<float>((*r)[0].tensor);
+  for (size_t i = 0; i < v.size(); ++i) {
+    EXPECT_EQ(v[i], 0.0f);
+    EXPECT_EQ(std::signbit(v[i]), std::signbit(b.values<float>()[i])) << i;
+  }
+}
+
+TEST(Opsets20To28, ChangedMeaningsAreRefusedNotComputedAsBefore) {
+  auto img = Tensor::from_vector<float>(std::vector<float>(16, 1.0f), {1, 1, 4, 4});
+  auto crd = run_node("SpaceToDepth", {img},
+                      {{"blocksize", attr_int(2)}, {"mode", attr_string("CRD")}}, 1, 28);
+  ASSERT_FALSE(crd.ok());
+  EXPECT_NE(crd.status().message().find("mode CRD"), std::string::npos);
+  auto x = Tensor::from_vector<float>({1, 2}, {2});
+  auto scale = Tensor::scalar<float>(0.5f);
+  auto precise = run_node("QuantizeLinear", {x, scale}, {{"precision", attr_int(1)}}, 1, 23);
+  ASSERT_FALSE(precise.ok());
+  EXPECT_NE(precise.status().message().find("precision"), std::string::npos);
+  // DFT-20 moved its axis to an input: the opset-17 kernel does not take it.
+  auto signal = Tensor::from_vector<float>({1, 0, 0, 0}, {1, 4, 1});
+  auto dft = run_node("DFT", {signal}, {}, 1, 20);
+  ASSERT_FALSE(dft.ok());
+  EXPECT_TRUE(run_node("DFT", {signal}, {}, 1, 19).ok());
+}
+
+}  // namespace
+}  // namespace ig
