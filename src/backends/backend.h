@@ -53,10 +53,18 @@ class NodeCallback {
   Fn fn_;
 };
 
+// The library a backend runs, as it names itself at run time ("oneDNN", "3.1.0").
+struct LibraryVersion {
+  std::string library;
+  std::string version;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  // Asked of the loaded library, never typed in; {} where the library does not say.
+  virtual LibraryVersion library() const { return {}; }
   // Ok, or kUnsupported with a reason a user can read.
   virtual Status supports(const Node& node, const Model& model) const = 0;
   // Every node of the model (subgraphs included) this platform cannot run, with reasons.

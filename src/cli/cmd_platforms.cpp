@@ -96,6 +96,8 @@ nlohmann::json platforms_json(const Catalog& catalog, const std::vector<Platform
                      {"reason", r.reason},
                      {"verdict", verdict_name(r.verdict)},
                      {"probe_seconds", r.seconds},
+                     {"library", r.library},
+                     {"version", r.version},
                      {"cached", r.cached},
                      {"presets", nlohmann::json::array()}};
     for (const auto& c : catalog.candidates) {
@@ -114,9 +116,10 @@ void print_platforms(const std::vector<PlatformStatus>& results, const std::stri
   std::printf("%zu of %zu platforms available on this host (%s)\n", available, results.size(),
               host.c_str());
   for (const auto& r : results) {
-    std::printf(
-        "  %-44s %-4s %s\n", r.spec.c_str(), r.available ? "yes" : "no",
-        r.available ? "" : (std::string(verdict_name(r.verdict)) + ": " + r.reason).c_str());
+    const std::string library = r.library.empty() ? "" : r.library + " " + r.version;
+    std::printf("  %-44s %-4s %s\n", r.spec.c_str(), r.available ? "yes" : "no",
+                r.available ? library.c_str()
+                            : (std::string(verdict_name(r.verdict)) + ": " + r.reason).c_str());
   }
 }
 

@@ -4,11 +4,12 @@
 
 #include "cli/commands.h"
 #include "core/status.h"
+#include "core/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"infergap: find where neural-network inference diverges across platforms, and why"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "infergap 0.1.0");
+  app.set_version_flag("--version", std::string("infergap ") + ig::kInfergapVersion);
   int exit_code = ig::cli::kExitOk;
   ig::cli::add_run_command(app, exit_code);
   ig::cli::add_inspect_command(app, exit_code);

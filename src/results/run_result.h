@@ -60,6 +60,10 @@ struct RunResult {
   double seconds = 0;
   // Of `seconds`, the part spent reading, checking and preparing the model (0 when cached).
   double load_seconds = 0;
+  // The library the platform ran and its version, as the library itself reports it at run time
+  // (Backend::library); "" where the backend could not be made.
+  std::string library;
+  std::string library_version;
   // Graph outputs in declaration order, each named with its producing node by the worker.
   std::vector<TracedTensor> outputs;
   std::vector<TracedTensor> trace;  // per node, in execution order (when capture.all_layers)

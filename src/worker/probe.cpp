@@ -106,6 +106,8 @@ std::vector<PlatformStatus> probe_platforms(WorkerPool& pool, const std::vector<
         s.verdict = *v;
         s.reason = e["reason"];
         s.seconds = e["seconds"];
+        s.library = e.value("library", "");
+        s.version = e.value("version", "");
         s.cached = true;
         out.push_back(s);
         continue;
@@ -128,12 +130,13 @@ std::vector<PlatformStatus> probe_platforms(WorkerPool& pool, const std::vector<
     s.available = r.verdict == Verdict::kOk;
     s.reason = s.available ? "" : r.reason;
     s.seconds = r.seconds;
+    s.library = r.library;
+    s.version = r.library_version;
     // Errors of this build (a missing worker) are not facts about the host: not cached.
     if (r.verdict != Verdict::kError) {
-      cache[s.spec] = {{"available", s.available},
-                       {"verdict", verdict_name(s.verdict)},
-                       {"reason", s.reason},
-                       {"seconds", s.seconds}};
+      cache[s.spec] = {{"available", s.available}, {"verdict", verdict_name(s.verdict)},
+                       {"reason", s.reason},       {"seconds", s.seconds},
+                       {"library", s.library},     {"version", s.version}};
     }
     out.push_back(s);
   }

@@ -25,6 +25,8 @@ struct PlatformStatus {
   std::string reason;                 // why not available ("" when available)
   double seconds = 0;
   bool cached = false;
+  std::string library;  // the library the platform runs and its version (RunResult's)
+  std::string version;
 };
 
 struct ProbeOptions {

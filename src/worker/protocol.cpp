@@ -270,6 +270,8 @@ std::string encode_result(const RunResult& res, const std::vector<StreamedValue>
   w.str(res.repro);
   w.f64(res.seconds);
   w.f64(res.load_seconds);
+  w.str(res.library);
+  w.str(res.library_version);
   w.u64(res.rejections.size());
   for (const auto& r : res.rejections) {
     w.str(r.node);
@@ -302,6 +304,8 @@ Expected<RunResult> decode_result(const std::string& payload,
   IG_ASSIGN_OR_RETURN(res.repro, r.str());
   IG_ASSIGN_OR_RETURN(res.seconds, r.f64());
   IG_ASSIGN_OR_RETURN(res.load_seconds, r.f64());
+  IG_ASSIGN_OR_RETURN(res.library, r.str());
+  IG_ASSIGN_OR_RETURN(res.library_version, r.str());
   IG_ASSIGN_OR_RETURN(uint64_t rejected, r.u64());
   for (uint64_t i = 0; i < rejected; ++i) {
     Rejection rej;

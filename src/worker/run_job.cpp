@@ -122,6 +122,9 @@ RunResult run_in_process(const RunRequest& request) {
 RunResult run_with_backend(Backend& backend, const RunRequest& request, const TraceSink& sink) {
   RunResult result;
   result.repro = repro_command(request);
+  const LibraryVersion library = backend.library();
+  result.library = library.library;
+  result.library_version = library.version;
   const auto t0 = std::chrono::steady_clock::now();
   auto finish = [&](Verdict verdict, std::string reason) {
     result.verdict = verdict;

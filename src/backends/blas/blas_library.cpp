@@ -86,6 +86,13 @@ Expected<BlasLibrary> load(const BlasChoice& choice) {
     auto set_threads = reinterpret_cast<void (*)(int)>(dlsym(handle, "openblas_set_num_threads"));
     if (!corename || !set_threads) return unsupported("blas: {} is not OpenBLAS", lib.path);
     lib.active = corename();
+    lib.name = "OpenBLAS";
+    // "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Zen MAX_THREADS=64": the second word.
+    if (auto config = reinterpret_cast<char* (*)()>(dlsym(handle, "openblas_get_config"))) {
+      const std::string text = config();
+      const size_t start = text.find(' ') + 1;
+      lib.version = text.substr(start, text.find(' ', start) - start);
+    }
     set_threads(choice.threads);
   } else {
     // bli_init first: before it, BLIS 0.9 checks BLIS_ARCH_TYPE against a context table that is
@@ -100,6 +107,10 @@ Expected<BlasLibrary> load(const BlasChoice& choice) {
     }
     init();
     lib.active = arch_string(arch_id());
+    lib.name = "BLIS";
+    if (auto version =
+            reinterpret_cast<const char* (*)()>(dlsym(handle, "bli_info_get_version_str")))
+      lib.version = version();
     set_threads(choice.threads);
   }
   return lib;

@@ -35,7 +35,9 @@ using DgemmFn = void (*)(int64_t M, int64_t N, int64_t K, const double* A, int64
 
 struct BlasLibrary {
   std::string path;
-  std::string active;  // the core type / architecture the library runs with, as it reports it
+  std::string active;   // the core type / architecture the library runs with, as it reports it
+  std::string name;     // "OpenBLAS" or "BLIS"
+  std::string version;  // as the library reports it (openblas_get_config, bli_info_get_version_str)
   SgemmFn sgemm = nullptr;
   DgemmFn dgemm = nullptr;
 };

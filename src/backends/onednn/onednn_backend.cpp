@@ -121,6 +121,11 @@ class OnednnRun : public LibraryRun {
 
 }  // namespace
 
+LibraryVersion OnednnBackend::library() const {
+  const dnnl_version_t* v = dnnl_version();
+  return {"oneDNN", fmt::format("{}.{}.{}", v->major, v->minor, v->patch)};
+}
+
 Status OnednnBackend::check_native(const Node& node, const Model& model) const {
   IG_RETURN_IF_ERROR(check_in_table(onednn::ops(), node, model));
   // With fusion, a Conv/Gemm/MatMul reading DequantizeLinear outputs is an int8 kernel or

@@ -14,6 +14,7 @@ class OnednnBackend : public LibraryBackend {
     ctx_.opt = std::move(options);
   }
   bool fallback_ref() const override { return ctx_.opt.fallback_ref; }
+  LibraryVersion library() const override;
 
  protected:
   Status check_native(const Node& node, const Model& model) const override;

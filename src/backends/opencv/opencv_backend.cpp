@@ -98,6 +98,8 @@ Status importer_failure(const Model& model, const std::string& message) {
 
 }  // namespace
 
+LibraryVersion OpencvBackend::library() const { return {"OpenCV", cv::getVersionString()}; }
+
 Status OpencvBackend::supports(const Node& node, const Model&) const {
   if (!node.domain.empty()) {
     return unsupported("{}: OpenCV's ONNX importer reads only the default domain", node.label());

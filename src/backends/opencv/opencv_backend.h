@@ -19,6 +19,7 @@ class OpencvBackend : public Backend {
  public:
   explicit OpencvBackend(OpencvOptions options) : options_(std::move(options)) {}
   std::string name() const override { return "opencv"; }
+  LibraryVersion library() const override;
   // OpenCV decides what it can import only when it reads the whole model: unsupported layers
   // surface from run_values as kUnsupported with the importer's message.
   Status supports(const Node& node, const Model& model) const override;

@@ -35,6 +35,7 @@ class OrtBackend : public Backend {
       : options_(std::move(options)), runner_(std::move(runner)) {}
   ~OrtBackend() override;
   std::string name() const override { return "ort"; }
+  LibraryVersion library() const override { return {"ONNX Runtime", runner_->version()}; }
   // ORT decides at session creation; its refusal is reported by run_values as kUnsupported.
   Status supports(const Node&, const Model&) const override { return Status::Ok(); }
   // Creates the session (kept for the runs that follow).

@@ -3,13 +3,18 @@
 
 #include "backends/backend.h"
 #include "backends/ref/kernel.h"
+#include "core/version.h"
 
 namespace ig {
 
 class RefBackend : public Backend {
  public:
-  explicit RefBackend(Numerics numerics = {}) : numerics_(std::move(numerics)) {}
+  // `library`: a library its numerics call (the blas platform's GEMM), else infergap's own kernels.
+  explicit RefBackend(Numerics numerics = {},
+                      LibraryVersion library = {"infergap-ref", kInfergapVersion})
+      : numerics_(std::move(numerics)), library_(std::move(library)) {}
   std::string name() const override { return "ref"; }
+  LibraryVersion library() const override { return library_; }
   Status supports(const Node& node, const Model& model) const override;
   Status check_loads(const Model& model) override;
   Expected<std::vector<Value>> run_values(const Model& model,
@@ -18,6 +23,7 @@ class RefBackend : public Backend {
 
  private:
   Numerics numerics_;
+  LibraryVersion library_;
 };
 
 }  // namespace ig

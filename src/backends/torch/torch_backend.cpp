@@ -3,6 +3,7 @@
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 #include <dlfcn.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <optional>
@@ -98,6 +99,9 @@ std::optional<at::QEngine> qengine_of(const std::string& name) {
 }
 
 }  // namespace
+
+// The headers this module was compiled against are the libtorch it is linked with and loads.
+LibraryVersion TorchBackend::library() const { return {"libtorch", TORCH_VERSION}; }
 
 TorchBackend::TorchBackend(TorchOptions options)
     : LibraryBackend("torch", {"ATen", "ATen"}), options_(std::move(options)) {

@@ -12,6 +12,7 @@ class TorchBackend : public LibraryBackend {
  public:
   explicit TorchBackend(TorchOptions options);
   bool fallback_ref() const override { return options_.fallback_ref; }
+  LibraryVersion library() const override;
   // A qengine is set: int8 QDQ groups run as PyTorch's quantized operators (torch_int8.h).
   bool quantized() const { return !options_.qengine.empty(); }
 

@@ -20,7 +20,8 @@ Expected<std::unique_ptr<Backend>> make_blas_backend(const PlatformSpec& spec) {
   numerics.sgemm = (*lib)->sgemm;
   numerics.dgemm = (*lib)->dgemm;
   if (choice->fp64) numerics.dtype = DType::kFloat64;
-  return std::unique_ptr<Backend>(std::make_unique<RefBackend>(std::move(numerics)));
+  return std::unique_ptr<Backend>(std::make_unique<RefBackend>(
+      std::move(numerics), LibraryVersion{(*lib)->name, (*lib)->version}));
 }
 
 Expected<std::map<std::string, std::string>> blas_env(const PlatformSpec& spec) {
