@@ -2,11 +2,13 @@
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "../support/cli.h"
 #include "../support/onnx_builder.h"
+#include "core/version.h"
 #include "worker/probe.h"
 
 namespace ig {
@@ -61,6 +63,18 @@ TEST_F(PlatformsCli, DefaultListHidesTestPlatformsAndPresetsAreChecked) {
   auto j = nlohmann::json::parse(r.out);
   for (const auto& p : j["platforms"]) EXPECT_NE(p["backend"], "crashtest") << p["spec"];
   EXPECT_EQ(entry(j, "ref")["available"], true);
+  // Each platform names the library it ran and its version, as the library reports it.
+  EXPECT_EQ(entry(j, "ref")["library"], "infergap-ref");
+  EXPECT_EQ(entry(j, "ref")["version"], kInfergapVersion);
+  const std::set<std::string> reporting = {"ref", "blas", "onednn", "opencv", "ort", "torch"};
+  size_t versioned = 0;
+  for (const auto& p : j["platforms"]) {
+    if (!p["available"] || !reporting.count(p["backend"].get<std::string>())) continue;
+    EXPECT_FALSE(p["library"].get<std::string>().empty()) << p["spec"];
+    EXPECT_FALSE(p["version"].get<std::string>().empty()) << p["spec"];
+    versioned += !p["version"].get<std::string>().empty();
+  }
+  EXPECT_GE(versioned, 10u);
   auto bad = run_cli("platforms --preset nosuch");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("unknown preset 'nosuch' (presets: all, "), std::string::npos) << bad.err;
@@ -81,6 +95,9 @@ TEST_F(PlatformsCli, KnobsListWhatTheBindingsDeclare) {
   EXPECT_EQ(knob("onednn", "fpmath")["cause"], "precision");
   EXPECT_EQ(knob("onednn", "fpmath")["default"], "strict");
   EXPECT_EQ(knob("ort", "opt")["eager"], "disabled");
+  // Two releases of one library: an upgrade is a cause of its own.
+  EXPECT_EQ(knob("ort", "version")["cause"], "library-version");
+  EXPECT_EQ(knob("ort", "version")["values"], (nlohmann::json{"1.30", "1.31"}));
   EXPECT_EQ(knob("ref", "acc")["value_causes"][0]["value"], "lanes*");
   auto text = run_cli("platforms --knobs");
   EXPECT_NE(text.out.find("  fuse           default on         cause fusion; eager: off"),
