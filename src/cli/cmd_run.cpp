@@ -75,6 +75,8 @@ std::string group_label(size_t g) {
 
 nlohmann::json failed_platform_json(const std::string& name, const RunResult& r) {
   nlohmann::json pj{{"spec", name},
+                    {"library", r.library},
+                    {"version", r.library_version},
                     {"seconds", r.seconds},
                     {"verdict", std::string(verdict_name(r.verdict))},
                     {"reason", r.reason},
@@ -97,6 +99,8 @@ void print_failed_platform(const std::string& name, const RunResult& r, bool jso
 
 nlohmann::json ok_platform_json(const std::string& name, const RunResult& r, size_t group) {
   nlohmann::json pj{{"spec", name},
+                    {"library", r.library},
+                    {"version", r.library_version},
                     {"seconds", r.seconds},
                     {"verdict", std::string(verdict_name(r.verdict))},
                     {"outputs", nlohmann::json::array()},

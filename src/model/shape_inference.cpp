@@ -351,6 +351,8 @@ Helper& helper(Checker checker) {
   return checker == Checker::kPython ? python : libonnx;
 }
 
+}  // namespace
+
 // A model libonnx cannot judge: its checker refuses a newer IR version, and its schemas for a newer
 // opset are those of an older one (ReduceMean-18's axes input would be "too many inputs").
 bool newer_than_libonnx(const onnx::ModelProto& proto) {
@@ -362,6 +364,8 @@ bool newer_than_libonnx(const onnx::ModelProto& proto) {
   }
   return false;
 }
+
+namespace {
 
 Status check_here(onnx::ModelProto& proto, const std::string& label, const OnnxChecks& checks) {
   const uint8_t want =

@@ -36,6 +36,10 @@ Status check_and_infer(onnx::ModelProto& proto, const std::string& label, const 
 // The libonnx helper's process id, or -1 while none runs (tests).
 int onnx_helper_pid();
 
+// Whether the model has an IR version or an opset newer than the linked libonnx knows: then the
+// onnx package's checker judges it.
+bool newer_than_libonnx(const onnx::ModelProto& proto);
+
 // What the linked libonnx knows: its IR version, and its newest opset of a domain (0: unknown).
 int libonnx_ir_version();
 int libonnx_opset(const std::string& domain);

@@ -21,7 +21,8 @@ struct Declared {
   int64_t rank = -1;
 };
 
-Declared declared(const Model& model, const std::string& name) {
+// Used by libtorch 1.13 only, whose CPU kernels lack float16 (check_kernel_dtypes).
+[[maybe_unused]] Declared declared(const Model& model, const std::string& name) {
   const Graph& g = model.graph;
   if (auto it = g.initializers.find(name); it != g.initializers.end()) {
     return {it->second.dtype(), static_cast<int64_t>(it->second.shape().size())};
@@ -54,7 +55,7 @@ const std::set<std::string>& no_float16() {
 }
 
 // Whether the node's ATen call lacks a kernel for `dt`, given the rank of its first input.
-bool lacks(const Node& node, DType dt, int64_t rank) {
+[[maybe_unused]] bool lacks(const Node& node, DType dt, int64_t rank) {
   const std::string& op = node.op_type;
   const bool edge_pad = op == "Pad" && node.attr_string("mode", "constant") != "constant";
   if (dt == DType::kFloat16) {
@@ -70,7 +71,7 @@ bool lacks(const Node& node, DType dt, int64_t rank) {
   return false;
 }
 
-Status no_kernel(const Node& node, DType dt) {
+[[maybe_unused]] Status no_kernel(const Node& node, DType dt) {
   return unsupported("{}: {}'s CPU kernel has no {}", node.label(), kLibtorch, dtype_name(dt));
 }
 

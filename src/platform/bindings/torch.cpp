@@ -36,6 +36,13 @@ const KnobTable kKnobs = {
      .help = "int8 QDQ conv/linear groups as PyTorch's quantized operators on this engine (those "
              "this libtorch has)",
      .cause = "integer-kernel"},
+    // Two releases side by side, each a module of its own (never two in one process).
+    {.key = "version",
+     .default_value = "1.13",
+     .values = {"1.13", "2.15"},
+     .help = "libtorch release: 1.13 is Debian's libtorch-dev, 2.15 PyPI's PyTorch wheel in .venv "
+             "(scripts/setup --tests)",
+     .cause = "library-version"},
 };
 const KnobRegistrar kRegisteredKnobs("torch", kKnobs);
 
@@ -60,22 +67,41 @@ Expected<TorchOptions> parse(const PlatformSpec& spec) {
   return o;
 }
 
-// Beside the executable (an installed tree), else where the build put it.
-std::string module_path() {
+#ifndef INFERGAP_TORCH_WHEEL_MODULE
+#define INFERGAP_TORCH_WHEEL_MODULE ""
+#endif
+
+// The module of a release: beside the executable (an installed tree), else where the build put it.
+Expected<std::string> module_path(const std::string& version) {
+  const bool wheel = version == "2.15";
+  const std::string built = wheel ? INFERGAP_TORCH_WHEEL_MODULE : INFERGAP_TORCH_MODULE;
+  if (built.empty()) {
+    return unsupported(
+        "torch:version={}: this infergap was built without PyPI's PyTorch (scripts/setup "
+        "--tests puts it in .venv; then scripts/build)",
+        version);
+  }
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    const auto beside = exe.parent_path() / "libinfergap_torch.so";
+    const auto beside = exe.parent_path() / std::filesystem::path(built).filename();
     if (std::filesystem::exists(beside, ec)) return beside.string();
   }
-  return INFERGAP_TORCH_MODULE;
+  return built;
 }
 
-Expected<MakeTorchBackendFn> load_module(const PlatformSpec& spec) {
+Expected<MakeTorchBackendFn> load_module(const PlatformSpec& spec, const std::string& version) {
+  // One libtorch per process: a second release's symbols would meet the first's.
+  static std::string loaded_path;
   static MakeTorchBackendFn make_fn = nullptr;
   static std::string load_error;
-  if (!make_fn && load_error.empty()) {
-    const std::string path = module_path();
+  IG_ASSIGN_OR_RETURN(const std::string path, module_path(version));
+  if (!loaded_path.empty() && loaded_path != path) {
+    return unsupported("platform '{}': this process loaded {} already; one libtorch per process",
+                       spec.to_string(), loaded_path);
+  }
+  if (loaded_path.empty()) {
+    loaded_path = path;
     void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
       load_error = ::dlerror();
@@ -100,13 +126,19 @@ Expected<std::map<std::string, std::string>> environment(const PlatformSpec& spe
 Expected<std::unique_ptr<Backend>> make(const PlatformSpec& spec) {
   auto o = parse(spec);
   if (!o.ok()) return o.status();
-  IG_ASSIGN_OR_RETURN(MakeTorchBackendFn make_fn, load_module(spec));
+  IG_ASSIGN_OR_RETURN(const std::string version, choice_option(spec, kKnobs, "version"));
+  IG_ASSIGN_OR_RETURN(MakeTorchBackendFn make_fn, load_module(spec, version));
   std::string error;
-  Backend* backend = make_fn(&*o, &error);
+  std::unique_ptr<Backend> backend(make_fn(&*o, &error));
   if (!backend) {
     return internal_error("platform '{}': the ATen module failed: {}", spec.to_string(), error);
   }
-  return std::unique_ptr<Backend>(backend);
+  // The knob names a release; the module says which libtorch it loaded.
+  if (backend->library().version.rfind(version + ".", 0) != 0) {
+    return unsupported("torch:version={} asked for, and the module loaded libtorch {}", version,
+                       backend->library().version);
+  }
+  return backend;
 }
 
 const BackendRegistrar kTorchRegistrar(BackendFactory{
@@ -141,6 +173,16 @@ const CandidateRegistrar kTorchCandidates("torch", [] {
        {{"int8", 41}}},
   };
   join_preset(out, "host", {{"torch:mkldnn=on,threads=1", 70}});  // the host study
+  // Today's PyTorch beside Debian's, at the same settings (preset `versions`).
+  for (const char* mkldnn : {"on", "off"}) {
+    out.push_back({std::string("torch:mkldnn=") + mkldnn + ",threads=1,version=2.15",
+                   {"versions"},
+                   std::string("PyTorch 2.15 (PyPI) eager, ") +
+                       (std::string(mkldnn) == "on" ? "oneDNN" : "native") + " kernels",
+                   false});
+  }
+  join_preset(out, "versions",
+              {{"torch:mkldnn=on,threads=1", 60}, {"torch:mkldnn=off,threads=1", 61}});
   return out;
 });
 
