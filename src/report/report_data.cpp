@@ -36,8 +36,18 @@ std::vector<std::string> platform_signatures(const StudyData& study,
 nlohmann::json overview_data(const Store& store, const StudyData& study) {
   nlohmann::json j{{"store", store.path()}, {"hosts", hosts_json(study)}};
   j["platforms"] = nlohmann::json::array();
-  for (const auto& p : study.platforms)
-    j["platforms"].push_back({{"label", p.label}, {"spec", p.spec}, {"host", p.host}});
+  // What each platform ran, as its library said (absent from stores written before it was kept).
+  std::map<std::pair<std::string, std::string>, std::string> libraries;
+  if (auto known = store.platform_libraries(); known.ok()) {
+    for (const auto& l : *known) libraries[{l.spec, l.host}] = l.library + " " + l.version;
+  }
+  for (const auto& p : study.platforms) {
+    auto it = libraries.find({p.spec, p.host});
+    j["platforms"].push_back({{"label", p.label},
+                              {"spec", p.spec},
+                              {"host", p.host},
+                              {"library", it == libraries.end() ? "" : it->second}});
+  }
   j["oracles"] = nlohmann::json::array();
   for (const auto& p : study.oracles) j["oracles"].push_back(p.label);
   std::map<std::string, int64_t> verdicts;

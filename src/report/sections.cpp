@@ -35,8 +35,9 @@ void overview_section(HtmlPage& page, const json& data) {
       text_table({"id", "CPU", "microarchitecture", "cores", "CPU flags", "hostname", "tag"}, rows);
   rows.clear();
   for (const auto& p : o["platforms"])
-    rows.push_back({cell_text(p["label"]), cell_text(p["spec"]), cell_text(p["host"])});
-  html += tag("h3", "Platforms") + text_table({"label", "spec", "host"}, rows);
+    rows.push_back({cell_text(p["label"]), cell_text(p["spec"]), cell_text(p["host"]),
+                    cell_text(p["library"])});
+  html += tag("h3", "Platforms") + text_table({"label", "spec", "host", "library"}, rows);
   rows.clear();
   for (const auto& m : o["models"]) rows.push_back({cell_text(m["name"]), cell_text(m["inputs"])});
   html += tag("h3", "Models") + text_table({"model", "inputs"}, rows);

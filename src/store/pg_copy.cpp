@@ -190,7 +190,10 @@ Status mark_pulled(sqlite3* db) {
   for (const auto* list : {&pg_plain_tables(), &pg_run_tables()})
     for (const PgTable& t : *list) tables.push_back(&t);
   for (const PgTable* t : tables) {
-    if (t->name == std::string_view("tensor_facts")) continue;  // WITHOUT ROWID; small
+    // WITHOUT ROWID; small.
+    if (t->name == std::string_view("tensor_facts") ||
+        t->name == std::string_view("platform_libraries"))
+      continue;
     const std::string sql =
         fmt::format("INSERT INTO snapshot_marks SELECT '{}', coalesce(max(rowid), 0) FROM {}",
                     t->name, t->name);

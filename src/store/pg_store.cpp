@@ -86,8 +86,9 @@ Expected<std::unique_ptr<pqxx::connection>> pg_connect(const std::string& url) {
   }
   try {
     pqxx::work tx(*conn);
-    // Tables made already (tensor_facts is made last): no DDL, so a read-only role can connect.
-    if (tx.exec("SELECT to_regclass('tensor_facts') IS NULL")[0][0].as<bool>()) {
+    // Tables made already (platform_libraries is made last): no DDL, so a read-only role can
+    // connect.
+    if (tx.exec("SELECT to_regclass('platform_libraries') IS NULL")[0][0].as<bool>()) {
       // One schema maker at a time: CREATE TABLE IF NOT EXISTS races between sessions.
       tx.exec("SELECT pg_advisory_xact_lock(7120419)");
       tx.exec(pg_schema_sql());

@@ -116,11 +116,17 @@ const std::vector<SqlTable>& store_tables() {
        .unique = {"plan", "shard", "scope"},
        .postgres_only = true,
        .indexes = {{"fleet_jobs_state", {"state", "id"}}}},
-      // Made last: pg_connect takes this table's presence as the sign that the schema is complete.
       // WITHOUT ROWID: small rows looked up by their whole key.
       {.name = "tensor_facts",
        .columns = {{"kind", kText}, {"a", kText}, {"b", kText}, {"value", kReal}},
        .primary_key = {"kind", "a", "b"},
+       .without_rowid = true},
+      // The library a platform ran on a host and its version, as the library reported it (its
+      // latest run's). Like tensor_facts, a store without it reads as one that knows none.
+      // Made last: pg_connect takes this table's presence as the sign that the schema is complete.
+      {.name = "platform_libraries",
+       .columns = {{"spec", kText}, {"host", kText}, {"library", kText}, {"version", kText}},
+       .primary_key = {"spec", "host"},
        .without_rowid = true},
   };
   return tables;

@@ -256,6 +256,13 @@ Expected<bool> Store::write_run(const RunKey& key, const RunResult& result) {
   r.bind(7, result.reason);
   IG_RETURN_IF_ERROR(r.bind(8, result.repro).bind(9, result.seconds).run());
   if (sqlite3_changes(db_) == 0) return false;
+  if (!result.library.empty()) {
+    sql::Stmt lib(db_,
+                  "INSERT OR REPLACE INTO platform_libraries(spec, host, library, version) "
+                  "VALUES(?, ?, ?, ?)");
+    lib.bind(1, key.platform).bind(2, key.host).bind(3, result.library);
+    IG_RETURN_IF_ERROR(lib.bind(4, result.library_version).run());
+  }
   const int64_t run_id = sqlite3_last_insert_rowid(db_);
   sql::Stmt rej(db_,
                 "INSERT INTO rejections(run, position, node, op_type, node_index, reason) "

@@ -115,6 +115,14 @@ struct StoredInput {
   nlohmann::json recipe;
 };
 
+// What platform_libraries holds: the library a platform ran on a host, and its version.
+struct PlatformLibrary {
+  std::string spec;
+  std::string host;
+  std::string library;
+  std::string version;
+};
+
 struct StoredHost {
   std::string id;
   nlohmann::json fingerprint;
@@ -199,6 +207,8 @@ class Store {
   Expected<std::map<int64_t, std::vector<StoredSelfCheck>>> self_checks() const;
   Expected<int64_t> count(const std::string& table) const;
   Expected<std::vector<TensorFact>> tensor_facts() const;
+  // Every platform's library and version, per host (written with its runs).
+  Expected<std::vector<PlatformLibrary>> platform_libraries() const;
   // Facts already there are kept (they cannot differ: they are functions of content).
   Status put_tensor_facts(const std::vector<TensorFact>& facts);
   // Drops the bytes of every tensor no graph output, input or self-check re-run needs (their

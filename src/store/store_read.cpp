@@ -286,6 +286,16 @@ Expected<std::map<int64_t, std::vector<Rejection>>> Store::all_rejections() cons
   return rejections_by_run(st);
 }
 
+Expected<std::vector<PlatformLibrary>> Store::platform_libraries() const {
+  std::vector<PlatformLibrary> out;
+  IG_ASSIGN_OR_RETURN(const bool present, has_table("platform_libraries"));
+  if (!present) return out;  // a store opened read-only from before the table
+  sql::Stmt st(db_, "SELECT spec, host, library, version FROM platform_libraries");
+  while (st.step()) out.push_back({st.text(0), st.text(1), st.text(2), st.text(3)});
+  IG_RETURN_IF_ERROR(st.status());
+  return out;
+}
+
 Expected<std::vector<TensorFact>> Store::tensor_facts() const {
   std::vector<TensorFact> out;
   sql::Stmt st(db_, "SELECT kind, a, b, value FROM tensor_facts");
@@ -352,6 +362,11 @@ INSERT OR IGNORE INTO self_checks SELECT d.id, c.value, c.kind, c.spec, c.nodes,
   JOIN main.runs d ON d.model = s.model AND d.input = s.input AND d.platform = s.platform
     AND d.host = s.host AND d.repetition = s.repetition;
 )sql"));
+    IG_ASSIGN_OR_RETURN(const bool has_libraries, has_table("platform_libraries", "src"));
+    if (has_libraries) {
+      IG_RETURN_IF_ERROR(
+          exec("INSERT OR IGNORE INTO platform_libraries SELECT * FROM src.platform_libraries"));
+    }
     IG_ASSIGN_OR_RETURN(const bool has_facts, has_table("tensor_facts", "src"));
     if (has_facts)
       IG_RETURN_IF_ERROR(exec("INSERT OR IGNORE INTO tensor_facts SELECT * FROM src.tensor_facts"));

@@ -74,5 +74,24 @@ TEST(AttributeSplits, OneAttributionPerBornClassWithTheClosestPair) {
   EXPECT_EQ(t.per_cause.at("simd-width"), 1);
 }
 
+// A class born later is attributed against the closest earlier part, not only the first: the
+// upgrade of one library is named as such when another library ran first in the class.
+TEST(AttributeSplits, AnUpgradeIsNamedAgainstItsOwnEarlierRelease) {
+  SetOrigin s;
+  s.case_label = "gru/x";
+  s.node.node = "/rnn/GRU";
+  s.node.op_type = "GRU";
+  s.before.classes = {{"ort", "torch:version=2.15", "torch"}};
+  s.after.classes = {{"ort"}, {"torch:version=2.15"}, {"torch"}};
+  const auto a = attribute_splits(knobs(), {s});
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0].causes, V{"library"});  // torch 2.15 against ORT: two libraries
+  EXPECT_EQ(a[1].a, "torch:version=2.15");
+  EXPECT_EQ(a[1].b, "torch");
+  EXPECT_EQ(a[1].side_a, V{"torch:version=2.15"});
+  EXPECT_EQ(a[1].causes, V{"library-version"});
+  EXPECT_EQ(spec_causes("ort", "ort:version=1.31"), V{"library-version"});
+}
+
 }  // namespace
 }  // namespace ig

@@ -53,6 +53,8 @@ CREATE TABLE IF NOT EXISTS self_checks(run INTEGER NOT NULL REFERENCES runs(id),
   shape TEXT NOT NULL, PRIMARY KEY(run, value, kind));
 CREATE TABLE IF NOT EXISTS tensor_facts(kind TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL,
   value REAL NOT NULL, PRIMARY KEY(kind, a, b)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS platform_libraries(spec TEXT NOT NULL, host TEXT NOT NULL,
+  library TEXT NOT NULL, version TEXT NOT NULL, PRIMARY KEY(spec, host)) WITHOUT ROWID;
 )sql";
 
 // pg_tables.cpp's pg_schema_sql() before the DDL was generated.
@@ -99,6 +101,8 @@ CREATE TABLE IF NOT EXISTS fleet_jobs(id BIGSERIAL PRIMARY KEY,
 CREATE INDEX IF NOT EXISTS fleet_jobs_state ON fleet_jobs(state, id);
 CREATE TABLE IF NOT EXISTS tensor_facts(kind TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL,
   value DOUBLE PRECISION NOT NULL, PRIMARY KEY(kind, a, b));
+CREATE TABLE IF NOT EXISTS platform_libraries(spec TEXT NOT NULL, host TEXT NOT NULL,
+  library TEXT NOT NULL, version TEXT NOT NULL, PRIMARY KEY(spec, host));
 )sql";
 
 // A CREATE TABLE statement's table name and column names, read back from the DDL text.
@@ -148,16 +152,16 @@ TEST(StoreSchemaDdl, BothDialectsComeFromOneTableList) {
     every.push_back(tc);
     if (!t.postgres_only) shared.push_back(tc);
   }
-  ASSERT_EQ(shared.size(), 13u);  // the store's; the fleet's job queue is PostgreSQL's only
+  ASSERT_EQ(shared.size(), 14u);  // the store's; the fleet's job queue is PostgreSQL's only
   EXPECT_EQ(tables_in(schema_sql(SqlDialect::kSqlite)), shared);
   EXPECT_EQ(tables_in(schema_sql(SqlDialect::kPostgres)), every);
 }
 
-TEST(StoreSchemaDdl, PostgresMakesTensorFactsLast) {
-  // pg_connect takes tensor_facts' presence as the sign that the whole schema is there.
+TEST(StoreSchemaDdl, PostgresMakesPlatformLibrariesLast) {
+  // pg_connect takes platform_libraries' presence as the sign that the whole schema is there.
   const auto postgres = tables_in(schema_sql(SqlDialect::kPostgres));
   ASSERT_FALSE(postgres.empty());
-  EXPECT_EQ(postgres.back().first, "tensor_facts");
+  EXPECT_EQ(postgres.back().first, "platform_libraries");
 }
 
 TEST(StoreSchemaDdl, NewStoreHoldsTheOldCreateStatements) {
@@ -184,7 +188,7 @@ TEST(StoreSchemaDdl, NewStoreHoldsTheOldCreateStatements) {
     held.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
   sqlite3_finalize(st);
   sqlite3_close(h);
-  ASSERT_EQ(expected.size(), 13u);
+  ASSERT_EQ(expected.size(), 14u);
   EXPECT_EQ(held, expected);
 }
 
@@ -204,7 +208,8 @@ TEST(StoreSchemaDdl, PostgresCopyListsAreTheEarlierOnes) {
   for (const PgTable& t : pg_plain_tables()) tables.push_back(&t);
   tables.push_back(&pg_runs_table());
   for (const PgTable& t : pg_run_tables()) tables.push_back(&t);
-  // pg_tables.cpp's hand-written lists before they were derived from the schema.
+  // pg_tables.cpp's hand-written lists before they were derived from the schema, and the table
+  // added since.
   EXPECT_EQ(described(tables),
             "meta by key: key/t value/t\n"
             "hosts by id: id/t fingerprint/t\n"
@@ -215,6 +220,7 @@ TEST(StoreSchemaDdl, PostgresCopyListsAreTheEarlierOnes) {
             "inputs by hash: hash/t label/t recipe/t\n"
             "tensors by hash, dtype, shape: hash/t dtype/t shape/t nbytes/i data/b\n"
             "tensor_facts by kind, a, b: kind/t a/t b/t value/r\n"
+            "platform_libraries by spec, host: spec/t host/t library/t version/t\n"
             "runs by model, input, platform, host, repetition: id/i model/t input/t platform/t "
             "host/t repetition/i verdict/t reason/t repro/t seconds/r\n"
             "node_outputs by run, value (run): run/i node_index/i value/t node/t op_type/t hash/t "

@@ -135,6 +135,37 @@ TEST(Store, NodeNotesAreStoredReadBackAndMerged) {
   check(**merged);
 }
 
+// Each run says which library its platform ran; the store keeps one line per platform and host,
+// the latest run's, and a merge carries it.
+TEST(Store, PlatformLibrariesAreKeptPerPlatformAndHostAndMerged) {
+  testing::TempDir dir;
+  auto store = Store::open(dir.file("a.db"));
+  ASSERT_TRUE(store.ok());
+  RunResult r;
+  r.verdict = Verdict::kOk;
+  r.library = "ONNX Runtime";
+  r.library_version = "1.31.1";
+  ASSERT_TRUE((*store)->put_run({"m", "i", "ort:version=1.31", "h", 0}, r).ok());
+  ASSERT_TRUE((*store)->put_run({"m", "i2", "ort:version=1.31", "h", 0}, r).ok());
+  RunResult unmade;  // a backend that could not be made names no library
+  unmade.verdict = Verdict::kUnsupported;
+  ASSERT_TRUE((*store)->put_run({"m", "i", "torch:version=2.15", "h", 0}, unmade).ok());
+  auto check = [&](Store& s) {
+    auto libs = s.platform_libraries();
+    ASSERT_TRUE(libs.ok()) << libs.status().to_string();
+    ASSERT_EQ(libs->size(), 1u);
+    EXPECT_EQ(libs->front().spec, "ort:version=1.31");
+    EXPECT_EQ(libs->front().host, "h");
+    EXPECT_EQ(libs->front().library, "ONNX Runtime");
+    EXPECT_EQ(libs->front().version, "1.31.1");
+  };
+  check(**store);
+  auto merged = Store::open(dir.file("b.db"));
+  ASSERT_TRUE(merged.ok());
+  ASSERT_TRUE((*merged)->merge_from(dir.file("a.db")).ok());
+  check(**merged);
+}
+
 // ORT traces a copy of the model in which nothing fuses; its graph output comes from the model
 // itself. The store keeps that output, and the note and covers the worker gave it.
 TEST(Store, AGraphOutputReplacesItsTracedValue) {

@@ -65,6 +65,8 @@ std::vector<SplitAttribution> attribute_splits(const KnobTables& knobs,
         }
         parts[part_of[k]].push_back(p);
       }
+      // Each part after the first is attributed against the closest of the parts before it:
+      // libtorch 2.15 splitting off from 1.13 is an upgrade, whatever ran first in the class.
       for (size_t i = 1; i < parts.size(); ++i) {
         SplitAttribution a;
         a.case_label = s.case_label;
@@ -74,20 +76,23 @@ std::vector<SplitAttribution> attribute_splits(const KnobTables& knobs,
         a.side_a = parts[0];
         a.side_b = parts[i];
         size_t fewest = std::numeric_limits<size_t>::max();
-        for (const auto& p : parts[0]) {
-          for (const auto& q : parts[i]) {
-            auto c = spec_causes(knobs, p, q);
-            // Prefer a pair of one backend (its knobs say more than `library`), then the fewest
-            // causes; a pair without any cause last.
-            const bool library = c.size() == 1 && c[0] == "library";
-            const size_t weight = c.empty() ? std::numeric_limits<size_t>::max() - 1
-                                  : library ? 1000
-                                            : c.size();
-            if (weight < fewest) {
-              fewest = weight;
-              a.a = p;
-              a.b = q;
-              a.causes = std::move(c);
+        for (size_t j = 0; j < i; ++j) {
+          for (const auto& p : parts[j]) {
+            for (const auto& q : parts[i]) {
+              auto c = spec_causes(knobs, p, q);
+              // Prefer a pair of one backend (its knobs say more than `library`), then the
+              // fewest causes, then the earliest part; a pair without any cause last.
+              const bool library = c.size() == 1 && c[0] == "library";
+              const size_t weight = c.empty() ? std::numeric_limits<size_t>::max() - 1
+                                    : library ? 1000
+                                              : c.size();
+              if (weight < fewest) {
+                fewest = weight;
+                a.side_a = parts[j];
+                a.a = p;
+                a.b = q;
+                a.causes = std::move(c);
+              }
             }
           }
         }
