@@ -16,13 +16,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// What is known of the software that computed the bits: the compiler and the libraries the
-// coordinator links (the platforms' own versions are not reported by every backend yet).
-nlohmann::json software_of_this_host() {
+// What is known of the software that computed the bits: the compiler, the libraries the
+// coordinator links, and the library each platform ran with its version, as the library said
+// (XNNPACK says none).
+Expected<nlohmann::json> software_of_this_host(const Store& store) {
   const nlohmann::json f = probe_host().json;
-  return {{"compiler", f.value("compiler", "")},
-          {"libraries", f.value("libraries", nlohmann::json::object())},
-          {"os", f.value("os", nlohmann::json::object())}};
+  nlohmann::json platforms = nlohmann::json::object();
+  IG_ASSIGN_OR_RETURN(const auto libraries, store.platform_libraries());
+  for (const auto& l : libraries) platforms[l.spec] = l.library + " " + l.version;
+  return nlohmann::json{{"compiler", f.value("compiler", "")},
+                        {"libraries", f.value("libraries", nlohmann::json::object())},
+                        {"platform_libraries", platforms},
+                        {"os", f.value("os", nlohmann::json::object())}};
 }
 
 Status write_json(const std::string& path, const nlohmann::json& j) {
@@ -107,8 +112,8 @@ Expected<HostRecordOutcome> record_host(const HostRecordRequest& request, const 
   IG_ASSIGN_OR_RETURN(const StudyData data, load_study(*store));
   HostRecordOutcome out;
   out.summary = std::move(study.summary);
-  out.record =
-      host_record_of(data, probe_host_cpu(), software_of_this_host(), scratch.path() + "/");
+  IG_ASSIGN_OR_RETURN(nlohmann::json software, software_of_this_host(*store));
+  out.record = host_record_of(data, probe_host_cpu(), std::move(software), scratch.path() + "/");
   out.file = (fs::path(request.dir) / host_record_file_name(out.record)).string();
   auto same = std::find_if(earlier.begin(), earlier.end(),
                            [&](const HostRecord& r) { return r.id == out.record.id; });
