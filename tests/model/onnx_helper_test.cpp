@@ -2,7 +2,12 @@
 // a process each, and a model that crashes libonnx ends only the helper, which starts again.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include "../support/onnx_builder.h"
+#include "core/venv.h"
 #include "model/onnx_model.h"
 #include "model/shape_inference.h"
 
@@ -45,6 +50,46 @@ TEST(OnnxHelper, CheckerComplaintIsAnErrorNamingTheModel) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_NE(loaded.status().message().find("dangling.onnx: ONNX checker:"), std::string::npos)
       << loaded.status().message();
+}
+
+// A model newer than the linked libonnx knows (IR 10 here) is judged by the onnx package of the
+// venv; without it the error says how to get it, and nothing is checked by the older rules.
+TEST(OnnxHelper, ANewerModelGoesToTheOnnxPackageOrSaysHowToGetIt) {
+  testing::TempDir dir;
+  onnx::ModelProto m = testing::relu_model();
+  m.set_ir_version(10);
+  const std::string path = dir.file("ir10.onnx");
+  ASSERT_TRUE(save_model_proto(m, path).ok());
+  const char* before = std::getenv("INFERGAP_PYTHON");
+  const std::string saved = before ? before : "";
+  ::setenv("INFERGAP_PYTHON", dir.file("no-python").c_str(), 1);
+  auto missing = load_model(path);
+  if (saved.empty()) {
+    ::unsetenv("INFERGAP_PYTHON");
+  } else {
+    ::setenv("INFERGAP_PYTHON", saved.c_str(), 1);
+  }
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(missing.status().message().find("ir10.onnx: the model is newer than the linked "
+                                            "libonnx knows (IR 8"),
+            std::string::npos)
+      << missing.status().message();
+  EXPECT_NE(missing.status().message().find("run scripts/setup"), std::string::npos);
+
+  if (::access(venv_python().c_str(), X_OK) != 0) GTEST_SKIP() << "no .venv (scripts/setup)";
+  auto loaded = load_model(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  EXPECT_EQ(loaded->ir_version, 10);
+  EXPECT_TRUE(loaded->graph.outputs[0].has_shape);  // the onnx package's inference
+  // Its checker's complaints name the model as libonnx's do.
+  m.mutable_graph()->mutable_node(0)->set_input(0, "nowhere");
+  ASSERT_TRUE(save_model_proto(m, path).ok());
+  auto bad = load_model(path);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("ir10.onnx: ONNX checker:"), std::string::npos)
+      << bad.status().message();
+  EXPECT_NE(bad.status().message().find("nowhere"), std::string::npos) << bad.status().message();
 }
 
 }  // namespace
