@@ -105,6 +105,23 @@ TEST_F(PlatformsCli, KnobsListWhatTheBindingsDeclare) {
       << text.out;
 }
 
+// A release from PyPI without the venv is a verdict that says how to get it, never a crash.
+TEST_F(PlatformsCli, AReleaseFromPypiWithoutTheVenvSaysHowToGetIt) {
+  const std::string model = dir.file("cnn.onnx");
+  ASSERT_TRUE(write_probe_model(model).ok());
+  ::setenv("INFERGAP_PYTHON", dir.file("no-python").c_str(), 1);
+  auto r = run_cli("run " + model + " -p ort:version=1.31 -p ref --json");
+  ::unsetenv("INFERGAP_PYTHON");
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["platforms"].size(), 2u) << r.out;
+  EXPECT_EQ(j["platforms"][0]["verdict"], "unsupported");
+  EXPECT_NE(j["platforms"][0]["reason"].get<std::string>().find("scripts/setup --tests"),
+            std::string::npos)
+      << j["platforms"][0]["reason"];
+  EXPECT_EQ(j["platforms"][1]["verdict"], "ok");
+  EXPECT_EQ(j["platforms"][1]["library"], "infergap-ref");
+}
+
 TEST_F(PlatformsCli, RunIsolatesEachPlatformAndGroupsIdenticalOutputs) {
   const std::string model = dir.file("cnn.onnx");
   ASSERT_TRUE(write_probe_model(model).ok());
