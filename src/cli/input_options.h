@@ -21,7 +21,8 @@ inline void add_sizing_options(CLI::App* cmd, std::vector<std::string>* shapes,
                   "x=1x3x640x640 (repeatable)");
   cmd->add_option("--dim", *dims,
                   "SYMBOL=SIZE: every input dim the model names SYMBOL, e.g. H=640 (repeatable); "
-                  "open dims nobody sizes are 1, and the output says so");
+                  "a file input sizes the symbols it shares with generated ones; open dims nobody "
+                  "sizes are 1, and the output says so");
 }
 
 // One stderr line per distinct open dim left at its default ("in N models" when several share it),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "core/strings.h"
@@ -287,6 +288,29 @@ Expected<std::vector<NamedInput>> gather_inputs(const Model& model,
   return std::move(g.inputs);
 }
 
+namespace {
+
+// The sizes a tensor's shape gives the open, named dims of its input, for the symbols neither
+// --dim nor --shape sized (those were checked against it already); the first tensor to size a
+// symbol wins, and a later one that disagrees fails in make_input against that size.
+void learn_symbol_sizes(const Model& model, const ValueInfo& info, const Shape& shape,
+                        const InputSizing& flags, InputSizing& learned) {
+  if (!info.has_shape || shape.size() != info.dims.size()) return;
+  std::set<std::string> flagged;  // symbols --dim or a --shape sizes
+  for (const auto& [symbol, size] : flags.dims) flagged.insert(symbol);
+  for (const ValueInfo* in : model.graph.runtime_inputs()) {
+    if (!flags.shapes.count(in->name)) continue;
+    for (const Dim& d : in->dims) flagged.insert(d.symbol);
+  }
+  for (size_t i = 0; i < info.dims.size(); ++i) {
+    const Dim& d = info.dims[i];
+    if (d.value >= 0 || d.symbol.empty() || flagged.count(d.symbol)) continue;
+    learned.dims.emplace(d.symbol, shape[i]);
+  }
+}
+
+}  // namespace
+
 Expected<GatheredInputs> gather_inputs(const Model& model, const InputRequest& request) {
   std::map<std::string, std::string> given;
   for (const auto& s : request.specs) {
@@ -311,16 +335,36 @@ Expected<GatheredInputs> gather_inputs(const Model& model, const InputRequest& r
         out.symbols.push_back(d.symbol);
     }
   }
-  for (const ValueInfo* in : model.graph.runtime_inputs()) {
+  // Files and images bring their own shapes: made first, they size the symbols they share with
+  // generated inputs (input_ids [1,8] from a file makes `seq` 8 for a random position_ids too).
+  std::vector<const ValueInfo*> inputs = model.graph.runtime_inputs();
+  std::vector<std::optional<NamedInput>> made(inputs.size());
+  std::vector<InputSource> sources;
+  for (const ValueInfo* in : inputs) {
     if (!in->is_tensor)
       return unsupported("{}: input '{}' is a {}", model.path, in->name, in->type_description);
     auto it = given.find(in->name);
     const std::string spec = it != given.end() ? it->second : "random:uniform";
     if (it != given.end()) given.erase(it);
     IG_ASSIGN_OR_RETURN(InputSource src, parse_input_source(spec));
-    IG_ASSIGN_OR_RETURN(InputTarget target, sized_input_target(model, *in, sizing));
-    IG_ASSIGN_OR_RETURN(NamedInput value, make_input(src, target, request.seed));
-    out.inputs.push_back(std::move(value));
+    sources.push_back(std::move(src));
+  }
+  InputSizing learned = sizing;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const InputSource::Kind kind = sources[i].kind;
+    if (kind != InputSource::Kind::kFile && kind != InputSource::Kind::kImage) continue;
+    IG_ASSIGN_OR_RETURN(InputTarget target, sized_input_target(model, *inputs[i], sizing));
+    IG_ASSIGN_OR_RETURN(NamedInput value, make_input(sources[i], target, request.seed));
+    learn_symbol_sizes(model, *inputs[i], value.tensor.shape(), sizing, learned);
+    made[i] = std::move(value);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!made[i]) {
+      IG_ASSIGN_OR_RETURN(InputTarget target, sized_input_target(model, *inputs[i], learned));
+      IG_ASSIGN_OR_RETURN(NamedInput value, make_input(sources[i], target, request.seed));
+      made[i] = std::move(value);
+    }
+    out.inputs.push_back(std::move(*made[i]));
   }
   if (!given.empty()) {
     return invalid_argument("{}: the model has no input '{}' (inputs: {})", model.path,

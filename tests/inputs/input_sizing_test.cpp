@@ -167,6 +167,24 @@ TEST(InputSizing, FilesMustAgreeWithTheDimsUsersSized) {
             "shape");
 }
 
+// A file sizes the symbols it shares with generated inputs: x from a file of [2,3,5,6] makes the
+// random mask [2,5,6], not [1,1,1] (input_ids of seq 8 and a random position_ids alike).
+TEST(InputSizing, AFileSizesTheSymbolsItSharesWithGeneratedInputs) {
+  testing::TempDir dir;
+  const std::string x = dir.file("x.npy");
+  ASSERT_TRUE(write_npy(Tensor(DType::kFloat32, {2, 3, 5, 6}), x).ok());
+  const Model m = detector();
+  auto g = gather_inputs(m, InputRequest{{"x=" + x}, {}, {}, 0});
+  ASSERT_TRUE(g.ok()) << g.status().to_string();
+  EXPECT_EQ(g->inputs[0].name, "x");  // the model's order, whatever was made first
+  EXPECT_EQ(g->inputs[1].tensor.shape(), (Shape{2, 5, 6}));
+  EXPECT_TRUE(g->inputs[1].defaulted.empty());
+  // --dim still wins over a file, which must then agree with it.
+  auto sized = gather_inputs(m, InputRequest{{"mask=random:uniform"}, {}, {"H=4"}, 0});
+  ASSERT_TRUE(sized.ok());
+  EXPECT_EQ(sized->inputs[1].tensor.shape(), (Shape{1, 4, 1}));
+}
+
 TEST(InputSizing, RequestFlagsRecreateTheRequestQuotedForAShell) {
   InputRequest r{
       {"x=image:my photos/a.png,preset=imagenet", "sr=value:16000"}, {"x=1x3x640x640"}, {"N=2"}, 7};
