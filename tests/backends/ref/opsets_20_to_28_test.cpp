@@ -85,5 +85,34 @@ TEST(Opsets20To28, ChangedMeaningsAreRefusedNotComputedAsBefore) {
   EXPECT_TRUE(run_node("DFT", {signal}, {}, 1, 19).ok());
 }
 
+// New operators: RMSNormalization (23) and Swish (24), as their definitions read, against the
+// same formulas in double (each within a float rounding or two).
+TEST(Opsets20To28, RmsNormalizationAndSwishFollowTheirDefinitions) {
+  const std::vector<float> xs = {0.5f, -1.25f, 3.0f, 0.0f, -2.0f, 1.0f, 0.25f, 4.0f};
+  auto x = Tensor::from_vector<float>(xs, {2, 4});
+  auto scale = Tensor::from_vector<float>({1.0f, 0.5f, 2.0f, -1.0f}, {4});
+  auto rms =
+      run_node("RMSNormalization", {x, scale}, {{"epsilon", testing::attr_float(1e-5f)}}, 1, 23);
+  ASSERT_TRUE(rms.ok()) << rms.status().to_string();
+  const auto got = values<float>((*rms)[0].tensor);
+  for (int r = 0; r < 2; ++r) {
+    double ms = 0;
+    for (int i = 0; i < 4; ++i) ms += double(xs[r * 4 + i]) * xs[r * 4 + i] / 4;
+    for (int i = 0; i < 4; ++i) {
+      const double want = xs[r * 4 + i] / std::sqrt(ms + 1e-5) * scale.values<float>()[i];
+      EXPECT_NEAR(got[r * 4 + i], want, 4e-7 * std::fabs(want) + 1e-7) << r << "," << i;
+    }
+  }
+  EXPECT_FALSE(run_node("RMSNormalization", {x, scale}, {}, 1, 22).ok());  // new in 23
+
+  auto sw = run_node("Swish", {x}, {{"alpha", testing::attr_float(1.5f)}}, 1, 24);
+  ASSERT_TRUE(sw.ok()) << sw.status().to_string();
+  const auto y = values<float>((*sw)[0].tensor);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = xs[i] / (1 + std::exp(-1.5 * xs[i]));
+    EXPECT_NEAR(y[i], want, 4e-7 * std::fabs(want) + 1e-7) << i;
+  }
+}
+
 }  // namespace
 }  // namespace ig

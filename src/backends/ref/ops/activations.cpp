@@ -105,6 +105,15 @@ Status shrink(KernelContext& ctx) {
   });
 }
 
+// Swish (24): X * Sigmoid(alpha * X), alpha cast to X's type as its function body does.
+Status swish(KernelContext& ctx) {
+  const float alpha = ctx.node.attr_float("alpha", 1.0f);
+  return unary_float(ctx, [&](auto x) {
+    using C = decltype(x);
+    return x * math_sigmoid(static_cast<C>(alpha) * x);
+  });
+}
+
 Status mish(KernelContext& ctx) {
   return unary_float(ctx, [](auto x) { return x * math_tanh(math_softplus(x)); });
 }
@@ -166,6 +175,7 @@ IG_REGISTER_KERNEL("", "Elu", 1, kMaxOpset, elu);
 IG_REGISTER_KERNEL("", "Selu", 6, kMaxOpset, selu);
 IG_REGISTER_KERNEL("", "Celu", 12, kMaxOpset, celu);
 IG_REGISTER_KERNEL("", "Sigmoid", 1, kMaxOpset, sigmoid);
+IG_REGISTER_KERNEL("", "Swish", 24, kMaxOpset, swish);
 IG_REGISTER_KERNEL("", "HardSigmoid", 1, kMaxOpset, hard_sigmoid);
 IG_REGISTER_KERNEL("", "HardSwish", 14, kMaxOpset, hard_swish);
 IG_REGISTER_KERNEL("", "Softplus", 1, kMaxOpset, softplus_kernel);

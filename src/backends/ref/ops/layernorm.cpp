@@ -1,5 +1,5 @@
-// LayerNormalization (ai.onnx 17) and GroupNormalization (18, registered ahead of this ONNX
-// version). LayerNormalization follows its function body: statistics in the stash type (float for
+// LayerNormalization (ai.onnx 17), GroupNormalization (18 and 21) and RMSNormalization (23).
+// LayerNormalization follows its function body: statistics in the stash type (float for
 // stash_type=1, double for 11), Y = (X - Mean) * InvStdDev * Scale + B with Scale and B
 // broadcast against X; optional Mean / InvStdDev outputs of shape [d0..d(axis-1), 1, ...].
 #include "backends/ref/nn_util.h"
@@ -116,7 +116,60 @@ Status group_norm(KernelContext& ctx) {
   });
 }
 
+// RMSNormalization (23) as its definition reads: in the stash type, Normalized = X / sqrt(mean(X^2
+// over axes [axis, rank)) + epsilon), cast back to X's type, then Y = Normalized * Scale with Scale
+// broadcast against X.
+template <typename T, typename U>
+Status rms_norm_typed(KernelContext& ctx, int axis) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& scale = ctx.input(1);
+  auto bs = broadcast_shapes({scale.shape(), x.shape()});
+  if (scale.dtype() != x.dtype() || !bs.ok() || *bs != x.shape())
+    return ctx.fail("scale {} cannot be broadcast to X {}", scale.describe(), x.describe());
+  const int64_t outer = shape_numel(Shape(x.shape().begin(), x.shape().begin() + axis));
+  const int64_t inner = shape_numel(Shape(x.shape().begin() + axis, x.shape().end()));
+  const std::vector<int64_t> s_str = broadcast_strides(scale.shape(), x.shape());
+  const std::vector<int64_t> x_str = x.strides();
+  auto scale_offset = [&](int64_t i) {
+    int64_t off = 0;
+    for (size_t d = 0; d < x_str.size(); ++d) off += (i / x_str[d]) % x.shape()[d] * s_str[d];
+    return off;
+  };
+  const T* px = x.data<T>();
+  const T* ps = scale.data<T>();
+  T* py = ctx.output(0, x.dtype(), x.shape()).template data<T>();
+  const U eps = static_cast<U>(ctx.node.attr_float("epsilon", 1e-5f));
+  const Numerics& num = current_numerics();
+  using C = compute_t<T>;
+  for (int64_t o = 0; o < outer; ++o) {
+    const T* xr = px + o * inner;
+    auto load = [&](int64_t i) { return static_cast<U>(to_compute(xr[i])); };
+    const U mean_square = ordered_sum<U>(num, inner, [&](int64_t i) { return load(i) * load(i); }) /
+                          static_cast<U>(inner);
+    const U rms = std::sqrt(mean_square + eps);
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t flat = o * inner + i;
+      const C normed = static_cast<C>(from_compute<T>(static_cast<C>(load(i) / rms)));
+      py[flat] = from_compute<T>(normed * to_compute(ps[scale_offset(flat)]));
+    }
+  }
+  return Status::Ok();
+}
+
+Status rms_norm(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  IG_ASSIGN_OR_RETURN(int axis, normalize_axis(ctx, ctx.node.attr_int("axis", -1), x.rank()));
+  const int64_t stash = ctx.node.attr_int("stash_type", 1);
+  if (stash != 1 && stash != 11) return ctx.unsupported_here("stash_type {}", stash);
+  return dispatch_float(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (stash == 11) return rms_norm_typed<T, double>(ctx, axis);
+    return rms_norm_typed<T, float>(ctx, axis);
+  });
+}
+
 IG_REGISTER_KERNEL("", "LayerNormalization", 17, kMaxOpset, layer_norm);
+IG_REGISTER_KERNEL("", "RMSNormalization", 23, kMaxOpset, rms_norm);
 IG_REGISTER_KERNEL("", "GroupNormalization", 18, kMaxOpset, group_norm);
 
 }  // namespace
