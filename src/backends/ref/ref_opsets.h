@@ -21,8 +21,8 @@ struct OpsetLimit {
 // the kernels refuse by dtype where they lack them; the others are followed or refused per node:
 // GroupNormalization-21's per-channel scale, Mod-28's signed zero, BitShift-28's signed types are
 // followed; block_size and precision (QuantizeLinear 21, 23), DequantizeLinear-23's output_dtype,
-// Range-27's stash_type for 16-bit floats and SpaceToDepth-28's CRD mode are refused; the DFT and
-// GridSample kernels stop at 19 (20 moves DFT's axis to an input and renames GridSample's modes).
+// Range-27's stash_type for 16-bit floats and SpaceToDepth-28's CRD mode are refused; DFT-20 takes
+// its axis as an input; the GridSample kernel stops at 19 (20 renames its modes, goes N-D).
 // scripts/opset-changes lists what each version changed, from the onnx package's schemas.
 inline constexpr OpsetLimit kRefOpsetLimits[] = {
     {"", 28},

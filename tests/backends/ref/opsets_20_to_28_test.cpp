@@ -78,11 +78,22 @@ TEST(Opsets20To28, ChangedMeaningsAreRefusedNotComputedAsBefore) {
   auto precise = run_node("QuantizeLinear", {x, scale}, {{"precision", attr_int(1)}}, 1, 23);
   ASSERT_FALSE(precise.ok());
   EXPECT_NE(precise.status().message().find("precision"), std::string::npos);
-  // DFT-20 moved its axis to an input: the opset-17 kernel does not take it.
-  auto signal = Tensor::from_vector<float>({1, 0, 0, 0}, {1, 4, 1});
-  auto dft = run_node("DFT", {signal}, {}, 1, 20);
-  ASSERT_FALSE(dft.ok());
-  EXPECT_TRUE(run_node("DFT", {signal}, {}, 1, 19).ok());
+}
+
+// DFT-20 takes its axis as an input (default -2, the last signal axis) where 17 had an attribute
+// (default 1): the same transform either way.
+TEST(Opsets20To28, Dft20TakesItsAxisAsAnInput) {
+  auto signal = Tensor::from_vector<float>({1, 2, 3, 4, 5, 6, 7, 8}, {1, 2, 4, 1});
+  auto v17 = run_node("DFT", {signal}, {{"axis", attr_int(2)}}, 1, 17);
+  ASSERT_TRUE(v17.ok()) << v17.status().to_string();
+  auto axis = Tensor::scalar<int64_t>(2);
+  auto v20 = run_node("DFT", {signal, Tensor(), axis}, {}, 1, 20);
+  ASSERT_TRUE(v20.ok()) << v20.status().to_string();
+  EXPECT_EQ(values<float>((*v20)[0].tensor), values<float>((*v17)[0].tensor));
+  auto by_default = run_node("DFT", {signal}, {}, 1, 20);  // -2: axis 2 of this rank-4 input
+  ASSERT_TRUE(by_default.ok());
+  EXPECT_EQ(values<float>((*by_default)[0].tensor), values<float>((*v17)[0].tensor));
+  EXPECT_EQ((*v17)[0].tensor.shape(), (Shape{1, 2, 4, 2}));
 }
 
 // New operators: RMSNormalization (23) and Swish (24), as their definitions read, against the

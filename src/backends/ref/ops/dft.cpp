@@ -1,5 +1,5 @@
-// DFT (opset 17) and STFT (opset 17). The last input dimension holds the real part (size 1) or
-// the real and imaginary parts (size 2); outputs always end in 2.
+// DFT (opset 17, and 20 with the axis as an input) and STFT (opset 17). The last input dimension
+// holds the real part (size 1) or the real and imaginary parts (size 2); outputs always end in 2.
 #include "backends/ref/signal_util.h"
 
 namespace ig {
@@ -12,12 +12,15 @@ Status dft_typed(KernelContext& ctx) {
   const int r = x.rank();
   if (r < 2 || (x.dim(-1) != 1 && x.dim(-1) != 2))
     return ctx.fail("input must end in a dimension of 1 or 2, got {}", x.describe());
-  // Negative axes count from the back of the whole input, complex dimension included (opset 17).
-  int64_t axis = ctx.node.attr_int("axis", 1);
+  // Negative axes count from the back of the whole input, complex dimension included. Opset 17
+  // takes the axis as an attribute (default 1), opset 20 as an optional third input (default -2,
+  // the last signal axis); nothing else changed.
+  const int64_t given_axis = ctx.opset >= 20 ? (ctx.has_input(2) ? ctx.input(2).as_int64(0) : -2)
+                                             : ctx.node.attr_int("axis", 1);
+  int64_t axis = given_axis;
   if (axis < 0) axis += r;
   if (axis < 0 || axis >= r - 1)
-    return ctx.fail("axis {} is out of range for input {}", ctx.node.attr_int("axis", 1),
-                    x.describe());
+    return ctx.fail("axis {} is out of range for input {}", given_axis, x.describe());
   const bool inverse = ctx.node.attr_int("inverse", 0) != 0;
   const bool onesided = ctx.node.attr_int("onesided", 0) != 0;
   const int64_t n_in = x.dim(static_cast<int>(axis));
@@ -113,8 +116,7 @@ Status stft_kernel(KernelContext& ctx) {
                         [&](auto tag) { return stft_typed<typename decltype(tag)::type>(ctx); });
 }
 
-// DFT-20 takes the axis as an input: not this kernel.
-IG_REGISTER_KERNEL("", "DFT", 17, 19, dft_kernel);
+IG_REGISTER_KERNEL("", "DFT", 17, kMaxOpset, dft_kernel);
 IG_REGISTER_KERNEL("", "STFT", 17, kMaxOpset, stft_kernel);
 
 }  // namespace
