@@ -22,7 +22,7 @@ struct OpsetLimit {
 // GroupNormalization-21's per-channel scale, Mod-28's signed zero, BitShift-28's signed types are
 // followed; block_size and precision (QuantizeLinear 21, 23), DequantizeLinear-23's output_dtype,
 // Range-27's stash_type for 16-bit floats and SpaceToDepth-28's CRD mode are refused; DFT-20 takes
-// its axis as an input; the GridSample kernel stops at 19 (20 renames its modes, goes N-D).
+// its axis as an input; GridSample-20's mode names are read (its N-D inputs are refused).
 // scripts/opset-changes lists what each version changed, from the onnx package's schemas.
 inline constexpr OpsetLimit kRefOpsetLimits[] = {
     {"", 28},

@@ -80,6 +80,25 @@ TEST(Opsets20To28, ChangedMeaningsAreRefusedNotComputedAsBefore) {
   EXPECT_NE(precise.status().message().find("precision"), std::string::npos);
 }
 
+// GridSample-20 names its modes linear and cubic; on a 4-D input they compute as bilinear and
+// bicubic did, and the old names are refused there.
+TEST(Opsets20To28, GridSample20NamesItsModesByFamily) {
+  auto x = Tensor::from_vector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3});
+  auto grid = Tensor::from_vector<float>({-0.3f, 0.2f, 0.55f, -0.8f}, {1, 1, 2, 2});
+  for (const auto& [old_name, new_name] : std::vector<std::pair<std::string, std::string>>{
+           {"bilinear", "linear"}, {"bicubic", "cubic"}}) {
+    auto v16 = run_node("GridSample", {x, grid}, {{"mode", attr_string(old_name)}}, 1, 16);
+    auto v20 = run_node("GridSample", {x, grid}, {{"mode", attr_string(new_name)}}, 1, 20);
+    ASSERT_TRUE(v16.ok() && v20.ok()) << new_name;
+    EXPECT_EQ(values<float>((*v20)[0].tensor), values<float>((*v16)[0].tensor)) << new_name;
+    EXPECT_FALSE(run_node("GridSample", {x, grid}, {{"mode", attr_string(old_name)}}, 1, 20).ok());
+  }
+  auto by_default = run_node("GridSample", {x, grid}, {}, 1, 22);  // linear
+  ASSERT_TRUE(by_default.ok());
+  auto bilinear = run_node("GridSample", {x, grid}, {}, 1, 16);
+  EXPECT_EQ(values<float>((*by_default)[0].tensor), values<float>((*bilinear)[0].tensor));
+}
+
 // DFT-20 takes its axis as an input (default -2, the last signal axis) where 17 had an attribute
 // (default 1): the same transform either way.
 TEST(Opsets20To28, Dft20TakesItsAxisAsAnInput) {

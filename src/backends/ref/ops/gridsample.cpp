@@ -115,10 +115,15 @@ Status gridsample_typed(KernelContext& ctx, int mode, Pad pad, bool align) {
 }
 
 Status gridsample(KernelContext& ctx) {
-  const std::string m = ctx.node.attr_string("mode", "bilinear");
+  // Opset 20 names the modes by their family (linear, cubic: bi- for a 2-D image) and admits N-D
+  // inputs, which gridsample_typed refuses; a 4-D input computes as in opset 16.
+  const bool family_names = ctx.opset >= 20;
+  const std::string m = ctx.node.attr_string("mode", family_names ? "linear" : "bilinear");
   const std::string p = ctx.node.attr_string("padding_mode", "zeros");
-  const int mode = m == "bilinear" ? 0 : m == "nearest" ? 1 : m == "bicubic" ? 2 : -1;
-  if (mode < 0) return ctx.fail("mode '{}' is not bilinear, nearest or bicubic", m);
+  const std::string linear = family_names ? "linear" : "bilinear";
+  const std::string cubic = family_names ? "cubic" : "bicubic";
+  const int mode = m == linear ? 0 : m == "nearest" ? 1 : m == cubic ? 2 : -1;
+  if (mode < 0) return ctx.fail("mode '{}' is not {}, nearest or {}", m, linear, cubic);
   Pad pad;
   if (p == "zeros")
     pad = Pad::kZeros;
@@ -134,8 +139,7 @@ Status gridsample(KernelContext& ctx) {
   });
 }
 
-// GridSample-20 renames the modes and goes N-dimensional: not this kernel.
-IG_REGISTER_KERNEL("", "GridSample", 16, 19, gridsample);
+IG_REGISTER_KERNEL("", "GridSample", 16, kMaxOpset, gridsample);
 
 }  // namespace
 }  // namespace ig
