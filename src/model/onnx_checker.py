@@ -45,7 +45,11 @@ def serve(onnx):
         if body is None:
             return
         model = onnx.ModelProto()
-        model.ParseFromString(body)
+        try:
+            model.ParseFromString(body)
+        except Exception as e:  # the caller parsed it with its own protobuf; say so if this cannot
+            send(CHECKER_FAILED, f"the onnx package cannot parse the model: {e}".encode())
+            continue
         del body
         # The caller checked the paths of external data and left large weights out, declaring
         # them external: the checker finds each at an empty file in this process's folder.
