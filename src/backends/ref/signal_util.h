@@ -38,6 +38,27 @@ void dft(const C* re, const C* im, int64_t stride, int64_t n_in, int64_t n, bool
   }
 }
 
+// The full spectrum of length n whose first n/2 + 1 values are the n_in given ones (zero-padded
+// or truncated) and whose others mirror them conjugated, as a real signal's spectrum does; the
+// imaginary parts of the DC and (n even) Nyquist values are dropped, as numpy's irfft does.
+template <typename C>
+void hermitian_spectrum(const C* re, const C* im, int64_t stride, int64_t n_in, int64_t n,
+                        std::vector<C>& full_re, std::vector<C>& full_im) {
+  full_re.assign(static_cast<size_t>(n), C(0));
+  full_im.assign(static_cast<size_t>(n), C(0));
+  const int64_t half = n / 2 + 1;
+  for (int64_t k = 0; k < std::min(half, n_in); ++k) {
+    full_re[static_cast<size_t>(k)] = re[k * stride];
+    full_im[static_cast<size_t>(k)] = im[k * stride];
+  }
+  full_im[0] = C(0);
+  if (n % 2 == 0) full_im[static_cast<size_t>(n / 2)] = C(0);
+  for (int64_t k = half; k < n; ++k) {
+    full_re[static_cast<size_t>(k)] = full_re[static_cast<size_t>(n - k)];
+    full_im[static_cast<size_t>(k)] = -full_im[static_cast<size_t>(n - k)];
+  }
+}
+
 // Reads a float tensor into compute precision.
 template <typename T>
 std::vector<compute_t<T>> to_compute_vector(const Tensor& t) {

@@ -99,6 +99,30 @@ TEST(Opsets20To28, GridSample20NamesItsModesByFamily) {
   EXPECT_EQ(values<float>((*by_default)[0].tensor), values<float>((*bilinear)[0].tensor));
 }
 
+// A onesided inverse DFT is an IRFFT: a one-sided spectrum in, the full real signal out, of
+// length 2 * (n_in - 1) by default (the definition's words; numpy's irfft and ONNX's reference
+// agree). ref returned n_in / 2 + 1 complex bins before.
+TEST(Opsets20To28, OnesidedInverseDftIsAnIrfft) {
+  // X = [3, 1 - 2i, 0.5 + 9i (its imaginary part, the Nyquist bin's, is dropped)], n = 4.
+  auto spectrum = Tensor::from_vector<float>({3, 0, 1, -2, 0.5f, 9}, {1, 3, 2});
+  for (int64_t opset : {17, 20}) {
+    auto r = run_node("DFT", {spectrum}, {{"inverse", attr_int(1)}, {"onesided", attr_int(1)}}, 1,
+                      opset, "");
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    const Tensor& y = (*r)[0].tensor;
+    EXPECT_EQ(y.shape(), (Shape{1, 4, 1}));
+    // x[m] = (X0 + 2 Re(X1 e^{i pi m / 2}) + Re(X2) (-1)^m) / 4
+    const std::vector<double> want = {(3 + 2 * 1 + 0.5) / 4, (3 + 2 * 2 - 0.5) / 4,
+                                      (3 - 2 * 1 + 0.5) / 4, (3 - 2 * 2 - 0.5) / 4};
+    const auto got = values<float>(y);
+    for (size_t m = 0; m < 4; ++m) EXPECT_NEAR(got[m], want[m], 1e-6) << opset << " m=" << m;
+  }
+  auto real_in = Tensor::from_vector<float>({1, 2, 3}, {1, 3, 1});
+  auto refused = run_node("DFT", {real_in}, {{"inverse", attr_int(1)}, {"onesided", attr_int(1)}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("takes complex input"), std::string::npos);
+}
+
 // DFT-20 takes its axis as an input (default -2, the last signal axis) where 17 had an attribute
 // (default 1): the same transform either way.
 TEST(Opsets20To28, Dft20TakesItsAxisAsAnInput) {

@@ -24,16 +24,21 @@ Status dft_typed(KernelContext& ctx) {
   const bool inverse = ctx.node.attr_int("inverse", 0) != 0;
   const bool onesided = ctx.node.attr_int("onesided", 0) != 0;
   const int64_t n_in = x.dim(static_cast<int>(axis));
-  int64_t n = n_in;
+  // IRFFT (onesided and inverse): a one-sided complex spectrum in, the full real signal out, of
+  // length 2 * (n_in - 1) unless dft_length says otherwise.
+  const bool irfft = inverse && onesided;
+  if (irfft && x.dim(-1) != 2)
+    return ctx.fail("onesided inverse DFT (IRFFT) takes complex input, got {}", x.describe());
+  int64_t n = irfft ? 2 * (n_in - 1) : n_in;
   if (ctx.has_input(1)) {
     n = ctx.input(1).as_int64(0);
     if (n <= 0) return ctx.fail("dft_length must be positive, got {}", n);
   }
-  if (n_in == 0 && !ctx.has_input(1)) return ctx.fail("cannot transform an empty axis");
-  const int64_t bins = onesided ? n / 2 + 1 : n;
+  if (n <= 0 && !ctx.has_input(1)) return ctx.fail("cannot transform an axis of {}", n_in);
+  const int64_t bins = irfft ? n : onesided ? n / 2 + 1 : n;
   Shape out_shape = x.shape();
   out_shape[static_cast<size_t>(axis)] = bins;
-  out_shape.back() = 2;
+  out_shape.back() = irfft ? 1 : 2;
   Tensor& y = ctx.output(0, x.dtype(), out_shape);
   const auto xv = signal::to_compute_vector<T>(x);
   const int64_t cx = x.dim(-1);
@@ -42,9 +47,17 @@ Status dft_typed(KernelContext& ctx) {
   for (int d = axis + 1; d < r - 1; ++d) inner *= x.dim(d);
   std::vector<C> buf(static_cast<size_t>(2 * bins));
   T* py = y.data<T>();
+  std::vector<C> full_re, full_im;  // IRFFT: the spectrum completed by Hermitian symmetry
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       const C* base = xv.data() + (o * n_in * inner + i) * cx;
+      if (irfft) {
+        signal::hermitian_spectrum(base, base + 1, inner * cx, n_in, n, full_re, full_im);
+        signal::dft(full_re.data(), full_im.data(), 1, n, n, true, n, buf.data());
+        for (int64_t k = 0; k < n; ++k)
+          py[(o * n + k) * inner + i] = from_compute<T>(buf[static_cast<size_t>(2 * k)]);
+        continue;
+      }
       signal::dft(base, cx == 2 ? base + 1 : nullptr, inner * cx, n_in, n, inverse, bins,
                   buf.data());
       for (int64_t k = 0; k < bins; ++k) {
