@@ -7,6 +7,29 @@
 namespace ig {
 namespace {
 
+// The offset in a parameter broadcast against X (strides `str`, 0 on broadcast dims) of X's flat
+// element i.
+int64_t broadcast_offset(const Tensor& x, const std::vector<int64_t>& x_str,
+                         const std::vector<int64_t>& str, int64_t i) {
+  int64_t off = 0;
+  for (size_t d = 0; d < x_str.size(); ++d) off += (i / x_str[d]) % x.shape()[d] * str[d];
+  return off;
+}
+
+// Both normalizations read axis and stash_type (1: float, 11: double) alike; `f(T tag, U tag,
+// axis)` runs the kernel for X's type T and the stash type U.
+template <typename F>
+Status dispatch_stash(KernelContext& ctx, F&& f) {
+  const Tensor& x = ctx.input(0);
+  IG_ASSIGN_OR_RETURN(int axis, normalize_axis(ctx, ctx.node.attr_int("axis", -1), x.rank()));
+  const int64_t stash = ctx.node.attr_int("stash_type", 1);
+  if (stash != 1 && stash != 11) return ctx.unsupported_here("stash_type {}", stash);
+  return dispatch_float(x.dtype(), [&](auto tag) {
+    if (stash == 11) return f(tag, type_tag<double>{}, axis);
+    return f(tag, type_tag<float>{}, axis);
+  });
+}
+
 template <typename T, typename U>
 Status layer_norm_typed(KernelContext& ctx, int axis, DType stash) {
   const Tensor& x = ctx.input(0);
@@ -24,11 +47,6 @@ Status layer_norm_typed(KernelContext& ctx, int axis, DType stash) {
   const std::vector<int64_t> s_str = broadcast_strides(scale.shape(), x.shape());
   const std::vector<int64_t> b_str = bias ? broadcast_strides(bias->shape(), x.shape()) : s_str;
   const std::vector<int64_t> x_str = x.strides();
-  auto param_offset = [&](const std::vector<int64_t>& str, int64_t i) {
-    int64_t off = 0;
-    for (size_t d = 0; d < x_str.size(); ++d) off += (i / x_str[d]) % x.shape()[d] * str[d];
-    return off;
-  };
   Shape stat_shape = x.shape();
   for (size_t d = static_cast<size_t>(axis); d < stat_shape.size(); ++d) stat_shape[d] = 1;
   const T* px = x.data<T>();
@@ -50,8 +68,8 @@ Status layer_norm_typed(KernelContext& ctx, int axis, DType stash) {
       // Normalised value is cast back to X's type before Scale and B (as the function body).
       using C = compute_t<T>;
       const C normed = static_cast<C>((load(i) - mean) * inv);
-      C v = normed * to_compute(ps[param_offset(s_str, flat)]);
-      if (pb) v += to_compute(pb[param_offset(b_str, flat)]);
+      C v = normed * to_compute(ps[broadcast_offset(x, x_str, s_str, flat)]);
+      if (pb) v += to_compute(pb[broadcast_offset(x, x_str, b_str, flat)]);
       py[flat] = from_compute<T>(v);
     }
   }
@@ -59,14 +77,10 @@ Status layer_norm_typed(KernelContext& ctx, int axis, DType stash) {
 }
 
 Status layer_norm(KernelContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  IG_ASSIGN_OR_RETURN(int axis, normalize_axis(ctx, ctx.node.attr_int("axis", -1), x.rank()));
-  const int64_t stash = ctx.node.attr_int("stash_type", 1);
-  if (stash != 1 && stash != 11) return ctx.unsupported_here("stash_type {}", stash);
-  return dispatch_float(x.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if (stash == 11) return layer_norm_typed<T, double>(ctx, axis, DType::kFloat64);
-    return layer_norm_typed<T, float>(ctx, axis, DType::kFloat32);
+  return dispatch_stash(ctx, [&](auto t, auto u, int axis) {
+    using U = typename decltype(u)::type;
+    return layer_norm_typed<typename decltype(t)::type, U>(
+        ctx, axis, std::is_same_v<U, double> ? DType::kFloat64 : DType::kFloat32);
   });
 }
 
@@ -130,11 +144,6 @@ Status rms_norm_typed(KernelContext& ctx, int axis) {
   const int64_t inner = shape_numel(Shape(x.shape().begin() + axis, x.shape().end()));
   const std::vector<int64_t> s_str = broadcast_strides(scale.shape(), x.shape());
   const std::vector<int64_t> x_str = x.strides();
-  auto scale_offset = [&](int64_t i) {
-    int64_t off = 0;
-    for (size_t d = 0; d < x_str.size(); ++d) off += (i / x_str[d]) % x.shape()[d] * s_str[d];
-    return off;
-  };
   const T* px = x.data<T>();
   const T* ps = scale.data<T>();
   T* py = ctx.output(0, x.dtype(), x.shape()).template data<T>();
@@ -150,21 +159,15 @@ Status rms_norm_typed(KernelContext& ctx, int axis) {
     for (int64_t i = 0; i < inner; ++i) {
       const int64_t flat = o * inner + i;
       const C normed = static_cast<C>(from_compute<T>(static_cast<C>(load(i) / rms)));
-      py[flat] = from_compute<T>(normed * to_compute(ps[scale_offset(flat)]));
+      py[flat] = from_compute<T>(normed * to_compute(ps[broadcast_offset(x, x_str, s_str, flat)]));
     }
   }
   return Status::Ok();
 }
 
 Status rms_norm(KernelContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  IG_ASSIGN_OR_RETURN(int axis, normalize_axis(ctx, ctx.node.attr_int("axis", -1), x.rank()));
-  const int64_t stash = ctx.node.attr_int("stash_type", 1);
-  if (stash != 1 && stash != 11) return ctx.unsupported_here("stash_type {}", stash);
-  return dispatch_float(x.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if (stash == 11) return rms_norm_typed<T, double>(ctx, axis);
-    return rms_norm_typed<T, float>(ctx, axis);
+  return dispatch_stash(ctx, [&](auto t, auto u, int axis) {
+    return rms_norm_typed<typename decltype(t)::type, typename decltype(u)::type>(ctx, axis);
   });
 }
 
