@@ -22,6 +22,7 @@ void add_export_command(CLI::App& app, int& exit_code);
 void add_mutate_command(CLI::App& app, int& exit_code);
 void add_quantize_command(CLI::App& app, int& exit_code);
 void add_convert_command(CLI::App& app, int& exit_code);
+void add_mma_command(CLI::App& app, int& exit_code);
 void add_precision_command(CLI::App& app, int& exit_code);
 void add_overflow_command(CLI::App& app, int& exit_code);
 void add_campaign_command(CLI::App& app, int& exit_code);

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   ig::cli::add_mutate_command(app, exit_code);
   ig::cli::add_quantize_command(app, exit_code);
   ig::cli::add_convert_command(app, exit_code);
+  ig::cli::add_mma_command(app, exit_code);
   ig::cli::add_precision_command(app, exit_code);
   ig::cli::add_overflow_command(app, exit_code);
   ig::cli::add_campaign_command(app, exit_code);

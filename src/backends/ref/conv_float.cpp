@@ -113,6 +113,10 @@ Status conv_float(KernelContext& ctx, const ConvShape& s, const T* x, const T* w
       }
     }
   }
+  if (num.mma) {
+    note = "mma=" + num.mma->describe() + ", K ordered " +
+           (algo == ConvAlgorithm::kIm2col ? "(channel, tap)" : "(tap, channel) as implicit GEMM");
+  }
   ctx.set_note(note);
   return Status::Ok();
 }

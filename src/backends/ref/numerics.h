@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
+#include "backends/ref/numerics/matrix_unit.h"
 #include "backends/ref/numerics/ordered_gemm.h"
 #include "core/dtype.h"
 
@@ -60,6 +62,8 @@ struct Numerics {
                                     const T* B, int64_t ldb, T* C, int64_t ldc)>;
   GemmFn<float> sgemm;
   GemmFn<double> dgemm;
+  // mma=PRESET: MatMul, Gemm and Conv (direct or im2col) computed by an emulated matrix unit.
+  std::shared_ptr<const MatrixUnit> mma;
 
   // The default policy (sequential, no FMA, no narrow accumulator): fast paths may apply.
   bool plain_accumulation() const {

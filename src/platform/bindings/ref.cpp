@@ -47,7 +47,15 @@ KnobTable ref_knobs() {
       knob("madd", "exact", {"exact", "sat16"}, "int8-saturation"),
       knob("wbits", "8", {"8", "7"}, "int8-saturation"),
       knob("requant", "float", {"float", "float-zp", "gemmlowp"}, "requantization-rounding"),
-      knob("qround", "even", {"even", "away"}, "requantization-rounding")};
+      knob("qround", "even", {"even", "away"}, "requantization-rounding"),
+      knob("mma", "", mma_preset_names(), "matrix-unit"),
+      knob("mma-in", "", mma_format_names(), "matrix-unit"),
+      knob("mma-k", "", {"1", "2", "4", "8", "16", "32"}, "matrix-unit"),
+      knob("mma-bits", "", {"exact", "13", "23", "24", "25"}, "matrix-unit"),
+      knob("mma-out", "", {"rz", "rne", "ro"}, "matrix-unit"),
+      knob("mma-accfmt", "", {"fp32", "fp16", "e8m13"}, "matrix-unit"),
+      knob("mma-acc", "", {"first", "last"}, "matrix-unit"),
+      knob("mma-sub", "", {"keep", "daz", "ftz", "flush"}, "matrix-unit")};
   auto at = [&t](const char* key) -> Knob& {
     return *std::find_if(t.begin(), t.end(), [&](const Knob& k) { return k.key == key; });
   };
@@ -57,6 +65,9 @@ KnobTable ref_knobs() {
                       {"block*", "accumulation-order"},
                       {"exact", "precision"}};
   acc.values_form = "seq, pairwise, lanesN (N = 2..64), blockK (K >= 2) or exact";
+  at("mma-k").min = 1;
+  at("mma-k").max = 64;
+  at("mma-bits").values_form = "exact or 1..54";
   Knob& split = at("split");
   split.min = 1;
   split.max = 1024;

@@ -206,7 +206,9 @@ TEST(Emulator, BadKnobsAreErrorsListingTheValidOnes) {
   ASSERT_FALSE(key.ok());
   EXPECT_NE(
       key.status().message().find("unknown key 'simd' (valid: acc, accdtype, bn, conv, dtype, fma, "
-                                  "ftz, madd, math, nan, qdq, qround, requant, split, wbits)"),
+                                  "ftz, madd, math, mma, mma-acc, mma-accfmt, mma-bits, mma-in, "
+                                  "mma-k, mma-out, mma-sub, nan, qdq, qround, requant, split, "
+                                  "wbits)"),
       std::string::npos)
       << key.status().message();
 }

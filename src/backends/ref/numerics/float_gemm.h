@@ -44,6 +44,12 @@ void exact_gemm(int64_t M, int64_t N, int64_t K, const Acc* A, int64_t lda, int6
 template <typename Acc>
 void float_gemm(const Numerics& num, int64_t M, int64_t N, int64_t K, const Acc* A, int64_t lda,
                 int64_t a_col_stride, const Acc* B, int64_t ldb, Acc* C, int64_t ldc) {
+  if constexpr (std::is_same_v<Acc, float>) {
+    if (num.mma) {
+      mma_gemm(*num.mma, M, N, K, A, lda, a_col_stride, B, ldb, C, ldc);
+      return;
+    }
+  }
   if (num.exact) {
     exact_gemm(M, N, K, A, lda, a_col_stride, B, ldb, C, ldc);
     return;

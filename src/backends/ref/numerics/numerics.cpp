@@ -41,40 +41,45 @@ const char* conv_algorithm_name(ConvAlgorithm a) {
 }
 
 const std::map<std::string, std::string>& numerics_knobs() {
-  static const std::map<std::string, std::string> kKnobs = {
-      {"dtype", "fp32|fp64|fp16|bf16 (fp32): compute precision of floating tensors"},
-      {"accdtype", "fp16|bf16|fp32|fp64 (fp32 for fp16/bf16, else dtype): accumulator precision"},
-      {"acc",
-       "seq|pairwise|lanes2|lanes4|lanes8|lanes16|lanes32|block<K>|exact (seq): accumulation "
-       "order"},
-      {"fma", "on|off (off): fused multiply-add in dot products"},
-      {"split", "1..1024 (1): reduction axis cut into N parts summed in order"},
-      {"conv", "direct|im2col|winograd2|winograd4|fft (direct): convolution algorithm"},
-      {"ftz", "on|off (off): flush denormals to zero on operator inputs and outputs"},
-      {"nan", "propagate|ignore (propagate): NaN in Max, Min, MaxPool, Relu, Clip"},
-      {"bn",
-       "onnx|folded|affine (onnx): BatchNormalization as scale*(x-mean)/sqrt(var+eps)+B, as "
-       "(x-mean)*f+B with f=scale/sqrt(var+eps) (oneDNN), or as x*f+(B-mean*f) (ONNX Runtime); "
-       "fma=on fuses the last multiply-add"},
-      {"math",
-       "libm|sleef-u10|sleef-u35|fast (libm): exp, log, tanh, erf, sigmoid, pow and what builds "
-       "on them (sleef-u35 has u35 log and tanh only; exp, expm1, log1p, erf, pow stay u10)"},
-      {"qdq",
-       "float|int (float): DequantizeLinear -> Conv/Gemm/MatMul -> [Relu] -> QuantizeLinear as the "
-       "spec's float arithmetic, or as one integer kernel (int32 sums, requantized), as "
-       "libraries fuse it"},
-      {"madd",
-       "exact|sat16 (exact): integer kernels sum u8 x s8 products exactly, or in pairs each "
-       "saturated to int16 (x86 vpmaddubsw without VNNI)"},
-      {"wbits",
-       "8|7 (8): integer kernels use the weights as stored, or halved to 7 bits and the sum "
-       "doubled back (oneDNN without VNNI)"},
-      {"requant",
-       "float|float-zp|gemmlowp (float): integer kernels requantize by a float scale and add "
-       "the zero point after rounding (ONNX Runtime) or before it (oneDNN), or by a Q31 "
-       "multiplier and shift (gemmlowp, TFLite)"},
-      {"qround", "even|away (even): float requantization rounds ties to even or away from zero"},
-  };
+  static const std::map<std::string, std::string> kKnobs = [] {
+    std::map<std::string, std::string> knobs = {
+        {"dtype", "fp32|fp64|fp16|bf16 (fp32): compute precision of floating tensors"},
+        {"accdtype", "fp16|bf16|fp32|fp64 (fp32 for fp16/bf16, else dtype): accumulator precision"},
+        {"acc",
+         "seq|pairwise|lanes2|lanes4|lanes8|lanes16|lanes32|block<K>|exact (seq): accumulation "
+         "order"},
+        {"fma", "on|off (off): fused multiply-add in dot products"},
+        {"split", "1..1024 (1): reduction axis cut into N parts summed in order"},
+        {"conv", "direct|im2col|winograd2|winograd4|fft (direct): convolution algorithm"},
+        {"ftz", "on|off (off): flush denormals to zero on operator inputs and outputs"},
+        {"nan", "propagate|ignore (propagate): NaN in Max, Min, MaxPool, Relu, Clip"},
+        {"bn",
+         "onnx|folded|affine (onnx): BatchNormalization as scale*(x-mean)/sqrt(var+eps)+B, as "
+         "(x-mean)*f+B with f=scale/sqrt(var+eps) (oneDNN), or as x*f+(B-mean*f) (ONNX Runtime); "
+         "fma=on fuses the last multiply-add"},
+        {"math",
+         "libm|sleef-u10|sleef-u35|fast (libm): exp, log, tanh, erf, sigmoid, pow and what builds "
+         "on them (sleef-u35 has u35 log and tanh only; exp, expm1, log1p, erf, pow stay u10)"},
+        {"qdq",
+         "float|int (float): DequantizeLinear -> Conv/Gemm/MatMul -> [Relu] -> QuantizeLinear as "
+         "the "
+         "spec's float arithmetic, or as one integer kernel (int32 sums, requantized), as "
+         "libraries fuse it"},
+        {"madd",
+         "exact|sat16 (exact): integer kernels sum u8 x s8 products exactly, or in pairs each "
+         "saturated to int16 (x86 vpmaddubsw without VNNI)"},
+        {"wbits",
+         "8|7 (8): integer kernels use the weights as stored, or halved to 7 bits and the sum "
+         "doubled back (oneDNN without VNNI)"},
+        {"requant",
+         "float|float-zp|gemmlowp (float): integer kernels requantize by a float scale and add "
+         "the zero point after rounding (ONNX Runtime) or before it (oneDNN), or by a Q31 "
+         "multiplier and shift (gemmlowp, TFLite)"},
+        {"qround", "even|away (even): float requantization rounds ties to even or away from zero"},
+    };
+    knobs.insert(mma_knobs().begin(), mma_knobs().end());
+    return knobs;
+  }();
   return kKnobs;
 }
 
@@ -85,8 +90,11 @@ Expected<Numerics> parse_numerics(const std::map<std::string, std::string>& opti
                                                {"fp16", DType::kFloat16},
                                                {"bf16", DType::kBFloat16}};
   const std::map<std::string, bool> on_off = {{"on", true}, {"off", false}};
+  bool has_mma = false;
   for (const auto& [key, value] : options) {
-    if (key == "dtype") {
+    if (key == "mma" || key.rfind("mma-", 0) == 0) {
+      has_mma = true;
+    } else if (key == "dtype") {
       IG_ASSIGN_OR_RETURN(n.dtype, pick(key, value, dtypes));
     } else if (key == "accdtype") {
       IG_ASSIGN_OR_RETURN(n.accdtype, pick(key, value, dtypes));
@@ -165,6 +173,17 @@ Expected<Numerics> parse_numerics(const std::map<std::string, std::string>& opti
   }
   if (n.exact && (n.acc.fma || n.acc.order.kind != ReductionOrder::Kind::kSeq)) {
     return invalid_argument("acc=exact cannot be combined with fma or another order");
+  }
+  if (has_mma) {
+    IG_ASSIGN_OR_RETURN(MatrixUnit unit, parse_matrix_unit(options));
+    if (n.dtype == DType::kFloat64 || n.exact || !n.plain_accumulation() ||
+        (n.conv != ConvAlgorithm::kDirect && n.conv != ConvAlgorithm::kIm2col)) {
+      return invalid_argument(
+          "mma={} fixes how MatMul, Gemm and Conv sum: it cannot be combined with dtype=fp64, "
+          "acc, fma, split or conv={}",
+          unit.preset, conv_algorithm_name(n.conv));
+    }
+    n.mma = std::make_shared<const MatrixUnit>(std::move(unit));
   }
   if (n.accdtype == DType::kUndefined) {
     n.accdtype =
