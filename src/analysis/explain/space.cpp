@@ -74,6 +74,7 @@ bool holds(const NodeTraits& t, const std::string& trait) {
   if (trait == "nan") return t.has_nan;
   if (trait == "denormal") return t.has_denormal;
   if (trait == "quantized") return t.quantized;
+  if (trait == "matrix-product") return t.matrix_product;
   return false;
 }
 
@@ -91,6 +92,7 @@ NodeTraits& NodeTraits::operator|=(const NodeTraits& o) {
   has_nan |= o.has_nan;
   has_denormal |= o.has_denormal;
   quantized |= o.quantized;
+  matrix_product |= o.matrix_product;
   return *this;
 }
 
@@ -101,6 +103,7 @@ NodeTraits node_traits(const std::string& op_type) {
   t.reduces = kReducing.count(op_type) != 0;
   t.transcendental = kTranscendental.count(op_type) != 0;
   t.batch_norm = op_type == "BatchNormalization";
+  t.matrix_product = op_type == "Conv" || op_type == "MatMul" || op_type == "Gemm";
   return t;
 }
 
@@ -124,7 +127,7 @@ std::map<std::string, std::vector<std::string>> combinable_knobs(const NodeTrait
 bool is_search_trait(const std::string& trait) {
   NodeTraits all;
   all.reduces = all.convolution = all.transcendental = all.batch_norm = all.has_nan =
-      all.has_denormal = all.quantized = true;
+      all.has_denormal = all.quantized = all.matrix_product = true;
   return holds(all, trait);
 }
 

@@ -24,6 +24,8 @@ struct NodeTraits {
   // Quantized arithmetic (QuantizeLinear/DequantizeLinear groups, QLinear*, *Integer): the
   // integer-kernel knobs matter (qdq, madd, wbits, requant, qround).
   bool quantized = false;
+  // Conv, MatMul, Gemm: what a matrix unit computes (the mma presets matter).
+  bool matrix_product = false;
   NodeTraits& operator|=(const NodeTraits& o);
 };
 NodeTraits node_traits(const std::string& op_type);
@@ -35,7 +37,7 @@ std::vector<Knobs> single_knob_candidates(const NodeTraits& t);
 // results rank them.
 std::map<std::string, std::vector<std::string>> combinable_knobs(const NodeTraits& t);
 // Whether `trait` is a trait name a knob's search or a trial may name: reduces, convolution,
-// transcendental, batch-norm, nan, denormal, quantized.
+// transcendental, batch-norm, nan, denormal, quantized, matrix-product.
 bool is_search_trait(const std::string& trait);
 
 // "ref:acc=lanes8,fma=on" ("ref" for no knobs).

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "../../support/run_node.h"
+#include "analysis/explain/explain.h"
 #include "backends/ref/numerics/matrix_unit.h"
 
 namespace ig {
@@ -139,6 +140,70 @@ TEST(MatrixUnit, MatMulAndConvRunThroughTheUnit) {
   ASSERT_TRUE(c.ok()) << c.status().to_string();
   const float want = dot("mma=a100-fp16", {x[0], x[2], x[1], x[3]}, {w[0], w[2], w[1], w[3]}, 0);
   EXPECT_EQ(bits((*c)[0].tensor.values<float>()[0]), bits(want));
+}
+
+// x [1, 8, 6, 6] -> Conv (3x3, pads 1, 4 output channels) -> y, values of many magnitudes.
+Model conv_model() {
+  Model m;
+  m.path = "test:mma_conv";
+  m.opsets[""] = 17;
+  std::vector<float> w(4 * 8 * 9);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = std::ldexp(static_cast<float>((i * 37) % 101) / 50.0f - 1.0f, static_cast<int>(i % 7));
+  m.graph.initializers["w"] = Tensor::from_vector<float>(w, {4, 8, 3, 3});
+  Node conv;
+  conv.name = "conv";
+  conv.op_type = "Conv";
+  conv.inputs = {"x", "w"};
+  conv.outputs = {"y"};
+  conv.attributes["pads"] = testing::attr_ints({1, 1, 1, 1});
+  m.graph.nodes = {conv};
+  ValueInfo in;
+  in.name = "x";
+  in.dtype = DType::kFloat32;
+  m.graph.inputs = {in};
+  ValueInfo out;
+  out.name = "y";
+  m.graph.outputs = {out};
+  return m;
+}
+
+Tensor conv_input() {
+  std::vector<float> x(8 * 36);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = std::ldexp(static_cast<float>((i * 53) % 97) / 48.0f - 1.0f, -static_cast<int>(i % 9));
+  return Tensor::from_vector<float>(x, {1, 8, 6, 6});
+}
+
+Tensor run_conv(const Model& m, const std::map<std::string, std::string>& options) {
+  auto n = parse_numerics(options);
+  EXPECT_TRUE(n.ok()) << n.status().to_string();
+  RefBackend backend(*n);
+  auto out = backend.run(m, {{"x", conv_input()}}, nullptr);
+  EXPECT_TRUE(out.ok()) << out.status().to_string();
+  return out.ok() ? (*out)[0].tensor : Tensor{};
+}
+
+TEST(MatrixUnit, ExplainNamesTheUnitThatComputedAConvolution) {
+  const Model m = conv_model();
+  for (const auto& [knobs, spec] :
+       std::vector<std::pair<std::map<std::string, std::string>, std::string>>{
+           {{{"mma", "h100-fp16"}}, "ref:mma=h100-fp16"},
+           {{{"mma", "mi300-bf16"}, {"conv", "im2col"}}, "ref:conv=im2col,mma=mi300-bf16"}}) {
+    ExplainProblem p;
+    p.model = &m;
+    p.node = &m.graph.nodes[0];
+    p.target = run_conv(m, knobs);
+    p.inputs["x"] = Value::of(conv_input());
+    p.inputs["w"] = Value::of(m.graph.initializers.at("w"));
+    auto r = explain_node(p, 400);
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    EXPECT_TRUE(r->exact) << spec << ": closest " << r->emulator;
+    EXPECT_EQ(r->emulator, spec);
+    // The unit, and with conv=im2col the order of K too (conv-algorithm).
+    EXPECT_EQ(r->causes.back(), "matrix-unit");
+    EXPECT_EQ(r->causes.size(), knobs.size());
+  }
 }
 
 }  // namespace

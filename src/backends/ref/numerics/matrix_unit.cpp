@@ -416,7 +416,9 @@ const MmaFormat& mma_format(const std::string& name) {
 
 std::vector<std::string> mma_format_names() {
   std::vector<std::string> out;
-  for (const MmaFormat& f : kFormats) out.push_back(f.name);
+  for (const MmaFormat& f : kFormats) {
+    if (std::string(f.name) != "e8m13") out.push_back(f.name);  // an accumulator format only
+  }
   return out;
 }
 

@@ -36,8 +36,8 @@ struct MmaFormat {
   int emin;
   double max;
 };
-const MmaFormat& mma_format(const std::string& name);  // one of mma_format_names()
-std::vector<std::string> mma_format_names();
+const MmaFormat& mma_format(const std::string& name);  // an input format, or e8m13
+std::vector<std::string> mma_format_names();           // the input formats
 
 enum class MmaFamily { kFused, kTwoStage, kTwoStageEvenOdd, kTree, kInterleaved };
 enum class MmaRounding { kRz, kRne, kRo };  // toward zero, nearest even, to odd (Arm)
