@@ -12,7 +12,7 @@ OUT = os.path.join(ROOT, "out", "experiments")
 PREVIOUS = os.path.join(ROOT, "EXPERIMENTS.md")
 ORDER = ["simd-width", "thread-split", "conv-algorithm", "gpu-autotune", "multiplications",
          "layers", "precision", "distributions", "label-flips", "operator-support",
-         "compiled-eager", "exceptional-values"]
+         "compiled-eager", "exceptional-values", "matrix-units"]
 
 
 def cell(text):

@@ -125,8 +125,9 @@ TEST_F(ConvnetFixture, FpmathBf16IsStrictOrWithinBf16Rounding) {
 TEST(Onednn, KnobsAreValidated) {
   auto bad = make_backend(*parse_platform_spec("onednn:isa=avx3"));
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("isa=avx3 is not valid (valid values: sse41, avx, avx2, "
-                                        "avx512_core, avx512_core_vnni, avx512_core_bf16, all)"),
+  EXPECT_NE(bad.status().message().find(
+                "isa=avx3 is not valid (valid values: sse41, avx, avx2, "
+                "avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx, all)"),
             std::string::npos)
       << bad.status().message();
   auto key = make_backend(*parse_platform_spec("onednn:fusion=on"));

@@ -25,6 +25,10 @@ struct Options {
   // oneDNN's fpmath mode: strict keeps f32 primitives in f32; bf16, f16 or any let them convert
   // inside (on CPUs with those instructions), the reduced precision accelerators use.
   dnnl::fpmath_mode fpmath = dnnl::fpmath_mode::strict;
+  // dtype=bf16: Conv, Gemm and MatMul read their fp32 sources and weights as bf16 (oneDNN's
+  // reorder rounds to nearest even) and run its bf16 kernels, accumulating and writing fp32,
+  // the mixed precision of autocast.
+  dnnl::memory::data_type compute = dnnl::memory::data_type::f32;
 };
 
 // What one node's primitive keeps across runs of the same model file: oneDNN's choice of

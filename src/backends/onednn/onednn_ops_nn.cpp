@@ -12,7 +12,9 @@ using dnnl::memory;
 using dnnl::prop_kind;
 constexpr auto kF32 = memory::data_type::f32;
 
-memory::desc any_md(const Shape& shape) { return memory::desc(to_dims(shape), kF32, kAnyLayout); }
+memory::desc any_md(const Shape& shape, memory::data_type dt = kF32) {
+  return memory::desc(to_dims(shape), dt, kAnyLayout);
+}
 
 Status check_spatial(const Node& n) {
   if (n.has_attr("kernel_shape") &&
@@ -50,9 +52,10 @@ Expected<OpResult> conv_with(Ctx& c, const OpInputs& x, const std::vector<PostOp
   }
   const bool bias = x.has(2);
   const memory::desc bias_md = bias ? any_md({oc}) : memory::desc();
-  dnnl::convolution_forward::desc d(prop_kind::forward_inference, alg, any_md(X.shape()),
-                                    any_md(wshape), bias_md, any_md(out), w->strides,
-                                    minus_one(w->dilations), w->pad_begin, w->pad_end);
+  dnnl::convolution_forward::desc d(prop_kind::forward_inference, alg,
+                                    any_md(X.shape(), c.opt.compute), any_md(wshape, c.opt.compute),
+                                    bias_md, any_md(out), w->strides, minus_one(w->dilations),
+                                    w->pad_begin, w->pad_end);
   auto pd = [&] {
     try {
       return dnnl::convolution_forward::primitive_desc(d, make_attr_any(c.opt, post, out), c.eng);
@@ -119,9 +122,9 @@ Expected<OpResult> run_gemm(Ctx& c, const OpInputs& x, const std::vector<PostOp>
   const memory::desc b_md(dims{K, N}, kF32, tb ? dims{1, K} : dims{N, 1});
   if (!ta && alpha == 1.0f && (!has_c || x.at(2).shape() == Shape{N})) {
     const memory::desc w_md(dims{N, K}, kF32, tb ? dims{K, 1} : dims{1, N});
-    dnnl::inner_product_forward::desc d(prop_kind::forward_inference, any_md({M, K}),
-                                        any_md({N, K}), has_c ? any_md({N}) : memory::desc(),
-                                        any_md(out));
+    dnnl::inner_product_forward::desc d(prop_kind::forward_inference, any_md({M, K}, c.opt.compute),
+                                        any_md({N, K}, c.opt.compute),
+                                        has_c ? any_md({N}) : memory::desc(), any_md(out));
     auto pd = [&] {
       return dnnl::inner_product_forward::primitive_desc(d, make_attr(c.opt, post, 2), c.eng);
     };
@@ -138,7 +141,10 @@ Expected<OpResult> run_gemm(Ctx& c, const OpInputs& x, const std::vector<PostOp>
     }
     bias_md = plain_md(cs);
   }
-  dnnl::matmul::desc d(a_md, b_md, bias_md, plain_md(out));
+  // The primitive reads A and B in the compute type, through the same strides.
+  const memory::desc a_in(dims{M, K}, c.opt.compute, ta ? dims{1, M} : dims{K, 1});
+  const memory::desc b_in(dims{K, N}, c.opt.compute, tb ? dims{1, K} : dims{N, 1});
+  dnnl::matmul::desc d(a_in, b_in, bias_md, plain_md(out));
   dnnl::primitive_attr attr = make_attr(c.opt, post, 2);
   if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
   auto pd = [&] { return dnnl::matmul::primitive_desc(d, attr, c.eng); };
@@ -170,7 +176,7 @@ Expected<OpResult> run_matmul(Ctx& c, const OpInputs& x, const std::vector<PostO
   }
   out[rank - 2] = a[rank - 2];
   out[rank - 1] = b[rank - 1];
-  dnnl::matmul::desc d(plain_md(a), plain_md(b), plain_md(out));
+  dnnl::matmul::desc d(plain_md(a, c.opt.compute), plain_md(b, c.opt.compute), plain_md(out));
   auto pd = [&] { return dnnl::matmul::primitive_desc(d, make_attr(c.opt, post, rank), c.eng); };
   return execute<dnnl::matmul>(
       c, pd, {{DNNL_ARG_SRC, &A, plain_md(a)}, {DNNL_ARG_WEIGHTS, &B, plain_md(b)}}, out, post);

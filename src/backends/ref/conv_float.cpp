@@ -42,8 +42,11 @@ void conv_as_gemm(const Numerics& num, bool direct_order, const ConvShape& s, co
                   const C* w, C* y) {
   const int64_t cg = s.c / s.group, mg = s.m / s.group;
   const int64_t ksize = s.g.kernel_size(), in_size = s.g.in_size(), out_size = s.g.out_size();
-  const int64_t K = cg * ksize;
-  auto row = [&](int64_t c, int64_t k) { return direct_order ? k * cg + c : c * ksize + k; };
+  // A matrix unit with a pair layout sees each tap's channels padded with zeros (direct order).
+  const int64_t pad = direct_order && num.mma ? num.mma->pad_channels : 1;
+  const int64_t cp = (cg + pad - 1) / pad * pad;
+  const int64_t K = (direct_order ? cp : cg) * ksize;
+  auto row = [&](int64_t c, int64_t k) { return direct_order ? k * cp + c : c * ksize + k; };
   std::vector<C> cols(static_cast<size_t>(K * out_size), C(0));
   for_each_window(s.g, [&](int64_t o, const std::vector<int64_t>& taps) {
     for (int64_t c = 0; c < cg; ++c) {
@@ -56,7 +59,7 @@ void conv_as_gemm(const Numerics& num, bool direct_order, const ConvShape& s, co
   std::vector<C> wr;
   const C* a = w;  // im2col order is W's own layout
   if (direct_order) {
-    wr.resize(static_cast<size_t>(mg * K));
+    wr.assign(static_cast<size_t>(mg * K), C(0));
     for (int64_t m = 0; m < mg; ++m) {
       for (int64_t c = 0; c < cg; ++c) {
         for (int64_t k = 0; k < ksize; ++k)

@@ -1,5 +1,5 @@
 // The `onednn` platform factory:
-// `onednn:isa=avx2,threads=2,conv=winograd,fuse=off,fallback=ref,fpmath=bf16`.
+// `onednn:isa=avx2,threads=2,conv=winograd,fuse=off,fallback=ref,fpmath=bf16,dtype=bf16`.
 #include <omp.h>
 
 #include <algorithm>
@@ -27,6 +27,7 @@ const std::vector<IsaLevel> kIsas = {
     {"avx512_core", dnnl::cpu_isa::avx512_core},
     {"avx512_core_vnni", dnnl::cpu_isa::avx512_core_vnni},
     {"avx512_core_bf16", dnnl::cpu_isa::avx512_core_bf16},
+    {"avx512_core_amx", dnnl::cpu_isa::avx512_core_amx},
     {"all", dnnl::cpu_isa::all},
 };
 
@@ -61,6 +62,8 @@ const char* missing_feature(const std::string& isa) {
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")},
       {"avx512_core_vnni", "avx512vnni", static_cast<bool>(__builtin_cpu_supports("avx512vnni"))},
       {"avx512_core_bf16", "avx512bf16", static_cast<bool>(__builtin_cpu_supports("avx512bf16"))},
+      {"avx512_core_amx", "amx-bf16/amx-int8",
+       __builtin_cpu_supports("amx-bf16") && __builtin_cpu_supports("amx-int8")},
   };
   for (const auto& n : needs) {
     if (!n.present) return n.feature;
@@ -110,6 +113,13 @@ const KnobTable kKnobs = {
      .values = fpmath_names(),
      .help = "lower precision oneDNN may use inside f32 primitives (fpmath mode)",
      .cause = "precision"},
+    {.key = "dtype",
+     .default_value = "fp32",
+     .values = {"fp32", "bf16"},
+     .help = "bf16: Conv, Gemm and MatMul run oneDNN's bf16 kernels on their fp32 operands "
+             "rounded to bf16 (nearest even), accumulating in fp32 (autocast's mixed precision; "
+             "the kernel's name says which ISA ran)",
+     .cause = "precision"},
 };
 const KnobRegistrar kOnednnKnobs("onednn", kKnobs);
 
@@ -135,6 +145,9 @@ Expected<onednn::Options> parse(const PlatformSpec& spec) {
   if (!fpmath.ok()) return fpmath.status();
   for (const auto& m : kFpmathModes)
     if (*fpmath == m.name) o.fpmath = m.mode;
+  auto dtype = choice_option(spec, kKnobs, "dtype");
+  if (!dtype.ok()) return dtype.status();
+  if (*dtype == "bf16") o.compute = dnnl::memory::data_type::bf16;
   return o;
 }
 

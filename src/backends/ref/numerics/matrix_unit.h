@@ -59,8 +59,11 @@ struct MatrixUnit {
   std::string accfmt = "fp32";          // accumulator and output format: fp32, fp16, e8m13
   bool daz = false;                     // subnormal inputs read as zero
   bool ftz = false;                     // subnormal results flushed to zero
-  bool odd_first = false;           // each pair's odd product first (Intel VDPBF16PS per the SDM)
-  bool positive_zero = false;       // a zero result is +0 whatever the signs (NVIDIA)
+  bool odd_first = false;      // each pair's odd product first (Intel VDPBF16PS per the SDM)
+  bool positive_zero = false;  // a zero result is +0 whatever the signs (NVIDIA)
+  // A convolution's channels at each kernel tap padded with zeros to a multiple of this: the
+  // pairs of a VNNI layout never straddle two taps (x86 bf16 kernels: 2).
+  int pad_channels = 1;
   int e_zero = kMmaNoZeroExponent;  // the exponent zero terms take in the alignment (NVIDIA)
   bool canonical_nan = false;       // NaN results are 0x7FFFFFFF (NVIDIA), else the default NaN
 

@@ -68,6 +68,7 @@ MatrixUnit x86(const char* in, MmaFamily family, int k) {
   u.daz = u.ftz = std::string(in) == "bf16";  // the FP16 instructions keep subnormals
   u.accfmt = std::string(in) == "fp16" ? "fp16" : "fp32";
   u.odd_first = family == MmaFamily::kFused && k == 2;
+  u.pad_channels = std::string(in) == "bf16" ? 2 : 1;
   return u;
 }
 MatrixUnit arm(bool ebf) {

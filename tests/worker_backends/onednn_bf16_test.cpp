@@ -1,0 +1,58 @@
+// onednn:dtype=bf16 runs oneDNN's bf16 kernels on a CPU with AVX512-BF16, and the matrix-unit
+// emulator reproduces them bit for bit: VDPBF16PS's pairs (odd product first) along K ordered
+// (tap, channel), each tap's channels padded to a pair (ref:mma=avx512-bf16).
+#include "backend_test_util.h"
+
+namespace ig::testing {
+namespace {
+
+// X -> Conv(3 channels: pairs straddle taps unless padded) -> Relu -> Conv(16) -> Flatten
+// -> Gemm -> Y.
+onnx::ModelProto conv_conv_gemm() {
+  GraphBuilder b;
+  b.io(true, "X", {1, 3, 8, 8});
+  b.io(false, "Y", {1, 10});
+  auto* c1 = b.node("Conv", "conv1", {"X", b.weight("w1", {16, 3, 3, 3}, 0.7f)}, {"c1"});
+  GraphBuilder::ints(c1, "pads", {1, 1, 1, 1});
+  b.node("Relu", "relu", {"c1"}, {"r"});
+  auto* c2 = b.node("Conv", "conv2", {"r", b.weight("w2", {4, 16, 3, 3}, 0.4f)}, {"c2"});
+  GraphBuilder::ints(c2, "strides", {2, 2});
+  b.node("Flatten", "flat", {"c2"}, {"f"});
+  auto* g = b.node("Gemm", "fc", {"f", b.weight("wf", {10, 36}, 0.3f)}, {"Y"});
+  GraphBuilder::integer(g, "transB", 1);
+  return b.model;
+}
+
+TEST(OnednnBf16, KernelsAreTheEmulatedVdpbf16psBitForBit) {
+  if (!__builtin_cpu_supports("avx512bf16")) GTEST_SKIP() << "CPU lacks avx512_bf16";
+  TempDir dir;
+  auto model = load_model(save(conv_conv_gemm(), dir.path.string(), "ccg.onnx"));
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const std::map<std::string, Tensor> feeds = {
+      {"X", random_uniform_tensor(DType::kFloat32, {1, 3, 8, 8}, 3)}};
+  const Outcome bf16 = run_platform("onednn:dtype=bf16,fuse=off", *model, feeds);
+  const Outcome emulated = run_platform("ref:mma=avx512-bf16", *model, feeds);
+  const Outcome fp32 = run_platform("onednn:fuse=off", *model, feeds);
+  ASSERT_TRUE(bf16.status.ok()) << bf16.status.to_string();
+  ASSERT_TRUE(emulated.status.ok()) << emulated.status.to_string();
+  ASSERT_TRUE(fp32.status.ok()) << fp32.status.to_string();
+  for (const auto& [node, r] : bf16.reports) {
+    if (node == "conv1" || node == "conv2" || node == "fc") {
+      EXPECT_NE(r.note.find("avx512_core_bf16"), std::string::npos) << node << ": " << r.note;
+    }
+  }
+  for (const char* v : {"c1", "c2", "Y"}) {
+    const Tensor& got = bf16.trace.at(v);
+    EXPECT_EQ(tensor_hash(got), tensor_hash(emulated.trace.at(v))) << v;
+    EXPECT_NE(tensor_hash(got), tensor_hash(fp32.trace.at(v))) << v << ": bf16 changed nothing";
+  }
+}
+
+TEST(OnednnBf16, DtypeIsAKnobWithItsValues) {
+  const Outcome bad = run_platform("onednn:dtype=fp8", Model{}, {});
+  ASSERT_FALSE(bad.status.ok());
+  EXPECT_NE(bad.status.message().find("fp32, bf16"), std::string::npos) << bad.status.message();
+}
+
+}  // namespace
+}  // namespace ig::testing
