@@ -48,6 +48,44 @@ TEST(OnednnBf16, KernelsAreTheEmulatedVdpbf16psBitForBit) {
   }
 }
 
+// X (fp32) -> Cast bf16 -> Gemm (weights cast to bf16) -> Relu -> Add -> Cast fp32 -> Y: a bf16
+// graph as convert and exporters write it.
+onnx::ModelProto bf16_graph() {
+  GraphBuilder b(14);  // Relu takes bf16 from opset 14
+  b.io(true, "X", {2, 24});
+  b.io(false, "Y", {2, 8});
+  auto cast = [&](const std::string& name, const std::string& in, const std::string& out, int to) {
+    GraphBuilder::integer(b.node("Cast", name, {in}, {out}), "to", to);
+  };
+  cast("cx", "X", "xb", 16);
+  cast("cw", b.weight("w", {8, 24}, 0.5f), "wb", 16);
+  cast("cb", b.weight("bias", {8}, 0.5f), "bb", 16);
+  GraphBuilder::integer(b.node("Gemm", "fc", {"xb", "wb", "bb"}, {"g"}), "transB", 1);
+  b.node("Relu", "relu", {"g"}, {"r"});
+  b.node("Add", "add", {"r", "g"}, {"s"});
+  cast("cy", "s", "Y", 1);
+  return b.model;
+}
+
+TEST(OnednnBf16, Bf16GraphsRunOnOnednnItself) {
+  if (!__builtin_cpu_supports("avx512bf16")) GTEST_SKIP() << "CPU lacks avx512_bf16";
+  TempDir dir;
+  auto model = load_model(save(bf16_graph(), dir.path.string(), "bf16.onnx"));
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const std::map<std::string, Tensor> feeds = {
+      {"X", random_uniform_tensor(DType::kFloat32, {2, 24}, 4)}};
+  const Outcome o = run_platform("onednn:fuse=off", *model, feeds);
+  const Outcome ref = run_platform("ref", *model, feeds);
+  ASSERT_TRUE(o.status.ok()) << o.status.to_string();
+  ASSERT_TRUE(ref.status.ok()) << ref.status.to_string();
+  for (const auto& [node, r] : o.reports)
+    EXPECT_EQ(r.note.find("fallback"), std::string::npos) << node << ": " << r.note;
+  // Casts round to nearest even as ref does; the bf16 Gemm sums in fp32 and rounds once.
+  EXPECT_EQ(tensor_hash(o.trace.at("xb")), tensor_hash(ref.trace.at("xb")));
+  EXPECT_EQ(o.trace.at("g").dtype(), DType::kBFloat16);
+  EXPECT_LT(max_rel_error(o.outputs[0].tensor, ref.outputs[0].tensor), 1e-2);
+}
+
 TEST(OnednnBf16, DtypeIsAKnobWithItsValues) {
   const Outcome bad = run_platform("onednn:dtype=fp8", Model{}, {});
   ASSERT_FALSE(bad.status.ok());

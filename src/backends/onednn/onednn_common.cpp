@@ -23,6 +23,8 @@ memory::data_type dnnl_type(DType dtype) {
   switch (dtype) {
     case DType::kFloat32:
       return memory::data_type::f32;
+    case DType::kBFloat16:
+      return memory::data_type::bf16;
     case DType::kUInt8:
       return memory::data_type::u8;
     case DType::kInt8:
@@ -38,6 +40,8 @@ DType from_dnnl_type(memory::data_type dt) {
   switch (dt) {
     case memory::data_type::f32:
       return DType::kFloat32;
+    case memory::data_type::bf16:
+      return DType::kBFloat16;
     case memory::data_type::u8:
       return DType::kUInt8;
     case memory::data_type::s8:
@@ -98,10 +102,10 @@ dnnl::primitive_attr attr_with(const Options& opt, const std::vector<PostOp>& po
   for (const auto& p : post) {
     if (p.binary) {
       const Shape shape = pad_left(p.other.shape(), out_rank);
-      ops.append_binary(
-          p.alg, any_shape && shape == *any_shape
-                     ? memory::desc(to_dims(shape), memory::data_type::f32, memory::format_tag::any)
-                     : plain_md(shape));
+      const memory::data_type dt = dnnl_type(p.other.dtype());
+      ops.append_binary(p.alg, any_shape && shape == *any_shape
+                                   ? memory::desc(to_dims(shape), dt, memory::format_tag::any)
+                                   : plain_md(shape, dt));
     } else {
       ops.append_eltwise(1.0f, p.alg, p.alpha, p.beta);
     }
@@ -147,8 +151,9 @@ std::vector<Arg> with_post_op_args(const std::vector<Arg>& srcs, const std::vect
   std::vector<Arg> all = srcs;
   for (size_t i = 0; i < post.size(); ++i) {
     if (!post[i].binary) continue;
-    all.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1,
-                   &post[i].other, plain_md(pad_left(post[i].other.shape(), out_rank))});
+    all.push_back(
+        {DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, &post[i].other,
+         plain_md(pad_left(post[i].other.shape(), out_rank), dnnl_type(post[i].other.dtype()))});
   }
   return all;
 }

@@ -92,7 +92,7 @@ inline constexpr auto kAnyLayout = dnnl::memory::format_tag::any;
 dims to_dims(const Shape& shape);
 // Each value less one: ONNX dilations (1 = dense) to oneDNN's (0 = dense).
 dims minus_one(const std::vector<int64_t>& v);
-// oneDNN's data type for f32, u8, s8 and s32 tensors; undef for any other.
+// oneDNN's data type for f32, bf16, u8, s8 and s32 tensors; undef for any other.
 dnnl::memory::data_type dnnl_type(DType dtype);
 DType from_dnnl_type(dnnl::memory::data_type dt);
 // Row-major descriptor; rank 0 becomes {1}.

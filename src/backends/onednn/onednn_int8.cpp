@@ -131,7 +131,8 @@ Expected<OpResult> reorder_scaled(Ctx& c, const Tensor& in, DType to,
                                   const std::vector<float>& scales, int axis, int32_t src_zp,
                                   int32_t dst_zp) {
   if (dnnl_type(in.dtype()) == memory::data_type::undef ||
-      dnnl_type(to) == memory::data_type::undef) {
+      dnnl_type(to) == memory::data_type::undef || in.dtype() == DType::kBFloat16 ||
+      to == DType::kBFloat16) {
     return unsupported("a oneDNN reorder from {} to {} is not mapped", in.describe(),
                        dtype_name(to));
   }

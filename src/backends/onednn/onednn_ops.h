@@ -36,7 +36,8 @@ const std::vector<OpDef>& nn_ops();
 const std::vector<OpDef>& elementwise_ops();
 const std::vector<OpDef>& quant_ops();
 
-// Every input tensor must be fp32 (runtime check; the reason names the input).
-Status require_float(const OpInputs& x);
+// Every input tensor must be fp32 or bf16, and with `one_type` all of one type (runtime check;
+// the reason names the input). Normalizations take their parameters in either type.
+Status require_float(const OpInputs& x, bool one_type = true);
 
 }  // namespace ig::onednn

@@ -1,6 +1,7 @@
 // Eltwise, binary, softmax, concat and transpose (a reorder).
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "backends/onednn/onednn_ops.h"
 
@@ -49,7 +50,7 @@ Status check_eltwise(const Node& n, const Model& m) {
 Expected<OpResult> run_eltwise_op(Ctx& c, const OpInputs& x, const PostOp& op,
                                   const std::vector<PostOp>& post) {
   const Tensor& X = x.at(0);
-  const memory::desc md = plain_md(X.shape());
+  const memory::desc md = plain_md(X);
   dnnl::eltwise_forward::desc d(prop_kind::forward_inference, op.alg, md, op.alpha, op.beta);
   auto pd = [&] {
     return dnnl::eltwise_forward::primitive_desc(d, make_attr(c.opt, post, X.shape().size()),
@@ -87,12 +88,14 @@ Expected<OpResult> run_binary(Ctx& c, const OpInputs& x, const std::vector<PostO
     std::swap(sa, sb);
   }
   if (rank == 0) sa = sb = out = {};
-  dnnl::binary::desc d(*alg, plain_md(sa), plain_md(sb), plain_md(out));
+  const memory::data_type dt = dnnl_type(a->dtype());
+  dnnl::binary::desc d(*alg, plain_md(sa, dt), plain_md(sb, dt), plain_md(out, dt));
   auto pd = [&] {
     return dnnl::binary::primitive_desc(d, make_attr(c.opt, post, out.size()), c.eng);
   };
   return execute<dnnl::binary>(
-      c, pd, {{DNNL_ARG_SRC_0, a, plain_md(sa)}, {DNNL_ARG_SRC_1, b, plain_md(sb)}}, out, post);
+      c, pd, {{DNNL_ARG_SRC_0, a, plain_md(sa, dt)}, {DNNL_ARG_SRC_1, b, plain_md(sb, dt)}}, out,
+      post);
 }
 
 // ---- Softmax ----
@@ -112,7 +115,7 @@ Expected<OpResult> run_softmax(Ctx& c, const OpInputs& x, const std::vector<Post
   }
   const algorithm alg =
       x.node.op_type == "LogSoftmax" ? algorithm::softmax_log : algorithm::softmax_accurate;
-  const memory::desc md = plain_md(shape);
+  const memory::desc md = plain_md(shape, dnnl_type(X.dtype()));
   dnnl::softmax_v2_forward::desc d(prop_kind::forward_inference, alg, md, md,
                                    static_cast<int>(axis));
   auto pd = [&] { return dnnl::softmax_v2_forward::primitive_desc(d, c.eng); };
@@ -139,12 +142,13 @@ Expected<OpResult> run_concat(Ctx& c, const OpInputs& x, const std::vector<PostO
       return invalid_argument("{}: inputs differ in rank", x.node.label());
     out[axis] += x.at(i).dim(static_cast<int>(axis));
     if (x.at(i).numel() == 0) continue;  // oneDNN rejects empty sources; they add nothing
-    mds.push_back(plain_md(x.at(i).shape()));
+    mds.push_back(plain_md(x.at(i)));
     args.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(args.size()), &x.at(i), mds.back()});
   }
-  if (mds.empty()) return OpResult{Tensor(DType::kFloat32, out), "empty"};
+  if (mds.empty()) return OpResult{Tensor(first.dtype(), out), "empty"};
   auto pd = [&] {
-    return dnnl::concat::primitive_desc(plain_md(out), static_cast<int>(axis), mds, c.eng);
+    return dnnl::concat::primitive_desc(plain_md(out, dnnl_type(first.dtype())),
+                                        static_cast<int>(axis), mds, c.eng);
   };
   return execute<dnnl::concat>(c, pd, args, out);
 }
@@ -168,8 +172,8 @@ Expected<OpResult> run_transpose(Ctx& c, const OpInputs& x, const std::vector<Po
     out[i] = X.dim(static_cast<int>(perm[i]));
     strides[i] = in_strides[perm[i]];
   }
-  const memory::desc src_md(to_dims(out), memory::data_type::f32, strides);
-  Tensor Y(DType::kFloat32, out);
+  const memory::desc src_md(to_dims(out), dnnl_type(X.dtype()), strides);
+  Tensor Y(X.dtype(), out);
   memory src = wrap(c, X, src_md), dst = wrap(c, Y);
   dnnl::reorder::primitive_desc pd(c.eng, src_md, c.eng, dst.get_desc());
   dnnl::reorder(pd).execute(c.strm, src, dst);
@@ -178,6 +182,29 @@ Expected<OpResult> run_transpose(Ctx& c, const OpInputs& x, const std::vector<Po
 }
 
 Expected<OpResult> run_eltwise(Ctx& c, const OpInputs& x, const std::vector<PostOp>& post);
+
+// ---- Cast between fp32 and bf16: a reorder (to bf16: round to nearest even) ----
+Status check_cast(const Node& n, const Model&) {
+  const int64_t to = n.attr_int("to", 0);
+  if (to != 1 && to != 16) {  // TensorProto FLOAT, BFLOAT16
+    return unsupported("{}: oneDNN maps Cast to float or bfloat16 only (to={})", n.label(), to);
+  }
+  return Status::Ok();
+}
+
+Expected<OpResult> run_cast(Ctx& c, const OpInputs& x, const std::vector<PostOp>&) {
+  IG_RETURN_IF_ERROR(require_float(x));
+  const Tensor& X = x.at(0);
+  const DType to = x.node.attr_int("to", 0) == 16 ? DType::kBFloat16 : DType::kFloat32;
+  if (X.dtype() == to) return OpResult{X.clone(), "copy"};
+  Tensor Y(to, X.shape());
+  if (X.numel() == 0) return OpResult{Y, "empty"};
+  memory src = wrap(c, X), dst = wrap(c, Y);
+  dnnl::reorder::primitive_desc pd(c.eng, src.get_desc(), c.eng, dst.get_desc());
+  dnnl::reorder(pd).execute(c.strm, src, dst);
+  c.strm.wait();
+  return OpResult{Y, pd.impl_info_str()};
+}
 
 }  // namespace
 
@@ -229,8 +256,8 @@ namespace {
 // The model is needed for Clip's constant bounds: keep it out of OpInputs by re-deriving the
 // bounds from the inputs the executor passes (initializers arrive as tensors).
 Expected<OpResult> run_eltwise(Ctx& c, const OpInputs& x, const std::vector<PostOp>& post) {
-  if (!x.has(0) || x.at(0).dtype() != DType::kFloat32)
-    return unsupported("{}: oneDNN eltwise runs fp32 only", x.node.label());
+  if (!x.has(0) || (x.at(0).dtype() != DType::kFloat32 && x.at(0).dtype() != DType::kBFloat16))
+    return unsupported("{}: oneDNN eltwise runs fp32 and bf16 only", x.node.label());
   Model bounds;
   bounds.opsets[""] = x.opset;
   for (size_t i = 1; i < x.in.size() && i < x.node.inputs.size(); ++i) {
@@ -269,6 +296,7 @@ const std::vector<OpDef>& elementwise_ops() {
       {"", "LogSoftmax", 1, kMaxOpset, {run_softmax, false}},
       {"", "Concat", 1, kMaxOpset, {run_concat, false}},
       {"", "Transpose", 1, kMaxOpset, {run_transpose, false}},
+      {"", "Cast", 6, kMaxOpset, {run_cast, false}, check_cast},
   };
   return kOps;
 }
@@ -283,12 +311,20 @@ const std::vector<OpDef>& ops() {
   return kOps;
 }
 
-Status require_float(const OpInputs& x) {
+Status require_float(const OpInputs& x, bool one_type) {
+  std::optional<DType> first;
   for (size_t i = 0; i < x.in.size(); ++i) {
-    if (x.has(i) && x.at(i).dtype() != DType::kFloat32) {
-      return unsupported("{}: input '{}' is {}; the oneDNN backend maps fp32 only", x.node.label(),
-                         x.node.inputs[i], x.at(i).describe());
+    if (!x.has(i)) continue;
+    const DType t = x.at(i).dtype();
+    if (t != DType::kFloat32 && t != DType::kBFloat16) {
+      return unsupported("{}: input '{}' is {}; the oneDNN backend maps fp32 and bf16 only",
+                         x.node.label(), x.node.inputs[i], x.at(i).describe());
     }
+    if (one_type && first && *first != t) {
+      return unsupported("{}: inputs mix {} and {}; oneDNN's primitives here take one type",
+                         x.node.label(), dtype_name(*first), dtype_name(t));
+    }
+    first = t;
   }
   return Status::Ok();
 }

@@ -16,6 +16,21 @@ memory::desc any_md(const Shape& shape, memory::data_type dt = kF32) {
   return memory::desc(to_dims(shape), dt, kAnyLayout);
 }
 
+// What a matrix product reads: bf16 operands as they are, fp32 ones as fp32 or, with dtype=bf16,
+// rounded to bf16.
+memory::data_type operand_type(const Ctx& c, const Tensor& t) {
+  return t.dtype() == DType::kBFloat16 ? memory::data_type::bf16 : c.opt.compute;
+}
+memory::data_type type_of(const Tensor& t) { return dnnl_type(t.dtype()); }
+
+// A [C] parameter (scale, shift, mean, variance) as fp32, which oneDNN's normalizations take.
+Tensor as_f32(const Tensor& t) {
+  if (t.dtype() == DType::kFloat32) return t;
+  Tensor out(DType::kFloat32, t.shape());
+  for (int64_t i = 0; i < t.numel(); ++i) out.data<float>()[i] = static_cast<float>(t.as_double(i));
+  return out;
+}
+
 Status check_spatial(const Node& n) {
   if (n.has_attr("kernel_shape") &&
       (n.attr_ints("kernel_shape").empty() || n.attr_ints("kernel_shape").size() > 3)) {
@@ -65,9 +80,9 @@ Expected<OpResult> conv_with(Ctx& c, const OpInputs& x, const std::vector<PostOp
                                                        c.eng);
     }
   };
-  std::vector<Arg> args = {{DNNL_ARG_SRC, &X, plain_md(X.shape())},
-                           {DNNL_ARG_WEIGHTS, &W, plain_md(wshape)}};
-  if (bias) args.push_back({DNNL_ARG_BIAS, &x.at(2), plain_md({oc})});
+  std::vector<Arg> args = {{DNNL_ARG_SRC, &X, plain_md(X)},
+                           {DNNL_ARG_WEIGHTS, &W, plain_md(wshape, type_of(W))}};
+  if (bias) args.push_back({DNNL_ARG_BIAS, &x.at(2), plain_md(x.at(2))});
   return execute<dnnl::convolution_forward>(c, pd, args, out, post);
 }
 
@@ -118,18 +133,19 @@ Expected<OpResult> run_gemm(Ctx& c, const OpInputs& x, const std::vector<PostOp>
   const float alpha = n.attr_float("alpha", 1.0f);
   const Shape out = {M, N};
   // Matrices as oneDNN views: strides express the transposes, no copies.
-  const memory::desc a_md(dims{M, K}, kF32, ta ? dims{1, M} : dims{K, 1});
-  const memory::desc b_md(dims{K, N}, kF32, tb ? dims{1, K} : dims{N, 1});
+  const memory::desc a_md(dims{M, K}, type_of(A), ta ? dims{1, M} : dims{K, 1});
+  const memory::desc b_md(dims{K, N}, type_of(B), tb ? dims{1, K} : dims{N, 1});
   if (!ta && alpha == 1.0f && (!has_c || x.at(2).shape() == Shape{N})) {
-    const memory::desc w_md(dims{N, K}, kF32, tb ? dims{K, 1} : dims{1, N});
-    dnnl::inner_product_forward::desc d(prop_kind::forward_inference, any_md({M, K}, c.opt.compute),
-                                        any_md({N, K}, c.opt.compute),
-                                        has_c ? any_md({N}) : memory::desc(), any_md(out));
+    const memory::desc w_md(dims{N, K}, type_of(B), tb ? dims{K, 1} : dims{1, N});
+    dnnl::inner_product_forward::desc d(
+        prop_kind::forward_inference, any_md({M, K}, operand_type(c, A)),
+        any_md({N, K}, operand_type(c, B)), has_c ? any_md({N}) : memory::desc(),
+        any_md(out, type_of(A)));
     auto pd = [&] {
       return dnnl::inner_product_forward::primitive_desc(d, make_attr(c.opt, post, 2), c.eng);
     };
     std::vector<Arg> args = {{DNNL_ARG_SRC, &A, a_md}, {DNNL_ARG_WEIGHTS, &B, w_md}};
-    if (has_c) args.push_back({DNNL_ARG_BIAS, &x.at(2), plain_md({N})});
+    if (has_c) args.push_back({DNNL_ARG_BIAS, &x.at(2), plain_md(x.at(2))});
     return execute<dnnl::inner_product_forward>(c, pd, args, out, post);
   }
   memory::desc bias_md;
@@ -139,12 +155,12 @@ Expected<OpResult> run_gemm(Ctx& c, const OpInputs& x, const std::vector<PostOp>
       return invalid_argument("{}: C {} does not broadcast to [{},{}]", n.label(),
                               x.at(2).describe(), M, N);
     }
-    bias_md = plain_md(cs);
+    bias_md = plain_md(cs, type_of(x.at(2)));
   }
   // The primitive reads A and B in the compute type, through the same strides.
-  const memory::desc a_in(dims{M, K}, c.opt.compute, ta ? dims{1, M} : dims{K, 1});
-  const memory::desc b_in(dims{K, N}, c.opt.compute, tb ? dims{1, K} : dims{N, 1});
-  dnnl::matmul::desc d(a_in, b_in, bias_md, plain_md(out));
+  const memory::desc a_in(dims{M, K}, operand_type(c, A), ta ? dims{1, M} : dims{K, 1});
+  const memory::desc b_in(dims{K, N}, operand_type(c, B), tb ? dims{1, K} : dims{N, 1});
+  dnnl::matmul::desc d(a_in, b_in, bias_md, plain_md(out, type_of(A)));
   dnnl::primitive_attr attr = make_attr(c.opt, post, 2);
   if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
   auto pd = [&] { return dnnl::matmul::primitive_desc(d, attr, c.eng); };
@@ -176,10 +192,13 @@ Expected<OpResult> run_matmul(Ctx& c, const OpInputs& x, const std::vector<PostO
   }
   out[rank - 2] = a[rank - 2];
   out[rank - 1] = b[rank - 1];
-  dnnl::matmul::desc d(plain_md(a, c.opt.compute), plain_md(b, c.opt.compute), plain_md(out));
+  dnnl::matmul::desc d(plain_md(a, operand_type(c, A)), plain_md(b, operand_type(c, B)),
+                       plain_md(out, type_of(A)));
   auto pd = [&] { return dnnl::matmul::primitive_desc(d, make_attr(c.opt, post, rank), c.eng); };
-  return execute<dnnl::matmul>(
-      c, pd, {{DNNL_ARG_SRC, &A, plain_md(a)}, {DNNL_ARG_WEIGHTS, &B, plain_md(b)}}, out, post);
+  return execute<dnnl::matmul>(c, pd,
+                               {{DNNL_ARG_SRC, &A, plain_md(a, type_of(A))},
+                                {DNNL_ARG_WEIGHTS, &B, plain_md(b, type_of(B))}},
+                               out, post);
 }
 
 // ---- Pooling ----
@@ -223,14 +242,13 @@ Expected<OpResult> run_pool(Ctx& c, const OpInputs& x, const std::vector<PostOp>
                                              : algorithm::pooling_avg_exclude_padding;
   }
   // Pooling takes its source layout as given (no `any`).
-  dnnl::pooling_v2_forward::desc d(prop_kind::forward_inference, alg, plain_md(X.shape()),
-                                   any_md(out), w->strides, w->kernel, minus_one(w->dilations),
-                                   w->pad_begin, w->pad_end);
+  dnnl::pooling_v2_forward::desc d(prop_kind::forward_inference, alg, plain_md(X),
+                                   any_md(out, type_of(X)), w->strides, w->kernel,
+                                   minus_one(w->dilations), w->pad_begin, w->pad_end);
   auto pd = [&] {
     return dnnl::pooling_v2_forward::primitive_desc(d, make_attr(c.opt, post, out.size()), c.eng);
   };
-  return execute<dnnl::pooling_v2_forward>(c, pd, {{DNNL_ARG_SRC, &X, plain_md(X.shape())}}, out,
-                                           post);
+  return execute<dnnl::pooling_v2_forward>(c, pd, {{DNNL_ARG_SRC, &X, plain_md(X)}}, out, post);
 }
 
 // ---- Normalization ----
@@ -245,7 +263,7 @@ Status check_bn(const Node& n, const Model&) {
 }
 
 Expected<OpResult> run_bn(Ctx& c, const OpInputs& x, const std::vector<PostOp>& post) {
-  IG_RETURN_IF_ERROR(require_float(x));
+  IG_RETURN_IF_ERROR(require_float(x, /*one_type=*/false));
   const Tensor& X = x.at(0);
   if (X.rank() < 2 || X.rank() > 5) {
     return unsupported("{}: oneDNN batch normalization takes 2-D to 5-D input", x.node.label());
@@ -259,18 +277,20 @@ Expected<OpResult> run_bn(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
   }
   const auto flags = dnnl::normalization_flags::use_global_stats |
                      dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
-  dnnl::batch_normalization_forward::desc d(prop_kind::forward_inference, plain_md(X.shape()),
+  dnnl::batch_normalization_forward::desc d(prop_kind::forward_inference, plain_md(X),
                                             x.node.attr_float("epsilon", 1e-5f), flags);
+  const Tensor scale = as_f32(x.at(1)), shift = as_f32(x.at(2)), mean = as_f32(x.at(3)),
+               var = as_f32(x.at(4));
   auto pd = [&] {
     return dnnl::batch_normalization_forward::primitive_desc(
         d, make_attr(c.opt, post, X.shape().size()), c.eng);
   };
   return execute<dnnl::batch_normalization_forward>(c, pd,
-                                                    {{DNNL_ARG_SRC, &X, plain_md(X.shape())},
-                                                     {DNNL_ARG_SCALE, &x.at(1), plain_md(ch)},
-                                                     {DNNL_ARG_SHIFT, &x.at(2), plain_md(ch)},
-                                                     {DNNL_ARG_MEAN, &x.at(3), plain_md(ch)},
-                                                     {DNNL_ARG_VARIANCE, &x.at(4), plain_md(ch)}},
+                                                    {{DNNL_ARG_SRC, &X, plain_md(X)},
+                                                     {DNNL_ARG_SCALE, &scale, plain_md(ch)},
+                                                     {DNNL_ARG_SHIFT, &shift, plain_md(ch)},
+                                                     {DNNL_ARG_MEAN, &mean, plain_md(ch)},
+                                                     {DNNL_ARG_VARIANCE, &var, plain_md(ch)}},
                                                     X.shape(), post);
 }
 
@@ -284,7 +304,7 @@ Status check_ln(const Node& n, const Model&) {
 }
 
 Expected<OpResult> run_ln(Ctx& c, const OpInputs& x, const std::vector<PostOp>& post) {
-  IG_RETURN_IF_ERROR(require_float(x));
+  IG_RETURN_IF_ERROR(require_float(x, /*one_type=*/false));
   const Tensor& X = x.at(0);
   const int64_t axis = x.node.attr_int("axis", -1);
   if (X.rank() < 2 || (axis != -1 && axis != X.rank() - 1)) {
@@ -297,15 +317,15 @@ Expected<OpResult> run_ln(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
   }
   auto flags = dnnl::normalization_flags::use_scale;
   if (x.has(2)) flags = flags | dnnl::normalization_flags::use_shift;
-  dnnl::layer_normalization_forward::desc d(prop_kind::forward_inference, plain_md(X.shape()),
+  dnnl::layer_normalization_forward::desc d(prop_kind::forward_inference, plain_md(X),
                                             x.node.attr_float("epsilon", 1e-5f), flags);
   auto pd = [&] {
     return dnnl::layer_normalization_forward::primitive_desc(
         d, make_attr(c.opt, post, X.shape().size()), c.eng);
   };
-  std::vector<Arg> args = {{DNNL_ARG_SRC, &X, plain_md(X.shape())},
-                           {DNNL_ARG_SCALE, &x.at(1), plain_md(ch)}};
-  if (x.has(2)) args.push_back({DNNL_ARG_SHIFT, &x.at(2), plain_md(ch)});
+  const Tensor scale = as_f32(x.at(1)), shift = x.has(2) ? as_f32(x.at(2)) : Tensor();
+  std::vector<Arg> args = {{DNNL_ARG_SRC, &X, plain_md(X)}, {DNNL_ARG_SCALE, &scale, plain_md(ch)}};
+  if (x.has(2)) args.push_back({DNNL_ARG_SHIFT, &shift, plain_md(ch)});
   return execute<dnnl::layer_normalization_forward>(c, pd, args, X.shape(), post);
 }
 
