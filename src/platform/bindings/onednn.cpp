@@ -1,5 +1,6 @@
 // The `onednn` platform factory:
 // `onednn:isa=avx2,threads=2,conv=winograd,fuse=off,fallback=ref,fpmath=bf16,dtype=bf16`.
+#include <cpuid.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -42,6 +43,14 @@ std::string upper(std::string s) {
   return s;
 }
 
+// AMX-BF16 and AMX-INT8: CPUID leaf 7 EDX bits 22 and 25 (compilers' __builtin_cpu_supports does
+// not know them all yet).
+bool has_amx() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+  return (d >> 22 & 1) != 0 && (d >> 25 & 1) != 0;
+}
+
 // The CPU features oneDNN requires for each level (its cpu_isa_traits), so that a level this CPU
 // cannot run is refused with the missing feature named rather than silently capped lower.
 const char* missing_feature(const std::string& isa) {
@@ -62,8 +71,7 @@ const char* missing_feature(const std::string& isa) {
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")},
       {"avx512_core_vnni", "avx512vnni", static_cast<bool>(__builtin_cpu_supports("avx512vnni"))},
       {"avx512_core_bf16", "avx512bf16", static_cast<bool>(__builtin_cpu_supports("avx512bf16"))},
-      {"avx512_core_amx", "amx-bf16/amx-int8",
-       __builtin_cpu_supports("amx-bf16") && __builtin_cpu_supports("amx-int8")},
+      {"avx512_core_amx", "amx-bf16/amx-int8", has_amx()},
   };
   for (const auto& n : needs) {
     if (!n.present) return n.feature;
