@@ -179,9 +179,15 @@ Expected<ExplainResult> explain_node(const ExplainProblem& p, size_t max_trials,
     }
     return t.exact;
   };
-  bool stop = false;
+  // The reference first: how far it misses tells whether reduced-precision units can matter.
+  bool stop = attempt(Knobs{});
+  if (!stop) {
+    const ExplainTrial& reference = done.at(Knobs{});
+    traits.reduced_precision = p.target.dtype() != DType::kFloat32 || !reference.error.empty() ||
+                               reference.remaining_precision < 16;
+  }
   for (const auto& k : single_knob_candidates(traits)) {
-    if ((stop = attempt(k))) break;
+    if (stop || (stop = attempt(k))) break;
   }
   if (!stop) {
     for (const auto& k : ranked_combinations(traits, done)) {

@@ -75,6 +75,7 @@ bool holds(const NodeTraits& t, const std::string& trait) {
   if (trait == "denormal") return t.has_denormal;
   if (trait == "quantized") return t.quantized;
   if (trait == "matrix-product") return t.matrix_product;
+  if (trait == "reduced-precision") return t.reduced_precision;
   return false;
 }
 
@@ -93,6 +94,7 @@ NodeTraits& NodeTraits::operator|=(const NodeTraits& o) {
   has_denormal |= o.has_denormal;
   quantized |= o.quantized;
   matrix_product |= o.matrix_product;
+  reduced_precision |= o.reduced_precision;
   return *this;
 }
 
@@ -127,7 +129,7 @@ std::map<std::string, std::vector<std::string>> combinable_knobs(const NodeTrait
 bool is_search_trait(const std::string& trait) {
   NodeTraits all;
   all.reduces = all.convolution = all.transcendental = all.batch_norm = all.has_nan =
-      all.has_denormal = all.quantized = all.matrix_product = true;
+      all.has_denormal = all.quantized = all.matrix_product = all.reduced_precision = true;
   return holds(all, trait);
 }
 

@@ -26,6 +26,10 @@ struct NodeTraits {
   bool quantized = false;
   // Conv, MatMul, Gemm: what a matrix unit computes (the mma presets matter).
   bool matrix_product = false;
+  // The reference misses the platform by more than fp32 arithmetic could (an fp32 output with
+  // fewer than 16 mantissa bits agreeing), or the output is narrower than fp32: operands read in
+  // fp16, bf16, tf32 or fp8, as matrix units read them. Known after the reference trial.
+  bool reduced_precision = false;
   NodeTraits& operator|=(const NodeTraits& o);
 };
 NodeTraits node_traits(const std::string& op_type);
@@ -37,7 +41,7 @@ std::vector<Knobs> single_knob_candidates(const NodeTraits& t);
 // results rank them.
 std::map<std::string, std::vector<std::string>> combinable_knobs(const NodeTraits& t);
 // Whether `trait` is a trait name a knob's search or a trial may name: reduces, convolution,
-// transcendental, batch-norm, nan, denormal, quantized, matrix-product.
+// transcendental, batch-norm, nan, denormal, quantized, matrix-product, reduced-precision.
 bool is_search_trait(const std::string& trait);
 
 // "ref:acc=lanes8,fma=on" ("ref" for no knobs).
