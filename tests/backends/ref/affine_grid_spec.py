@@ -7,19 +7,11 @@ refused naming the node.
   tests/backends/ref/affine_grid_spec.py INFERGAP WORK_DIR
 Runs in scripts/setup's venv (onnx, numpy); exits 77 without it.
 """
-import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-VENV_PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
-if os.path.abspath(sys.prefix) != os.path.join(ROOT, ".venv"):
-    if not os.path.exists(VENV_PYTHON):
-        print("affine_grid_spec: skipped: no .venv (scripts/setup)")
-        sys.exit(77)
-    os.execv(VENV_PYTHON, [VENV_PYTHON] + sys.argv)
-INFERGAP = os.path.abspath(sys.argv[1])
-os.makedirs(sys.argv[2], exist_ok=True)
-os.chdir(sys.argv[2])
+import spec_venv
+
+INFERGAP = spec_venv.enter("affine_grid_spec")
 
 import json  # noqa: E402
 import subprocess  # noqa: E402

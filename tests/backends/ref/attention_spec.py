@@ -9,19 +9,11 @@ fp64 oracle within 1e-5. Nodes of Attention-24/25 features are refused with the 
   tests/backends/ref/attention_spec.py INFERGAP WORK_DIR
 Runs in scripts/setup's venv (onnx, numpy); exits 77 without it.
 """
-import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-VENV_PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
-if os.path.abspath(sys.prefix) != os.path.join(ROOT, ".venv"):
-    if not os.path.exists(VENV_PYTHON):
-        print("attention_spec: skipped: no .venv (scripts/setup)")
-        sys.exit(77)
-    os.execv(VENV_PYTHON, [VENV_PYTHON] + sys.argv)
-INFERGAP = os.path.abspath(sys.argv[1])
-os.makedirs(sys.argv[2], exist_ok=True)
-os.chdir(sys.argv[2])
+import spec_venv
+
+INFERGAP = spec_venv.enter("attention_spec")
 
 import json  # noqa: E402
 import subprocess  # noqa: E402

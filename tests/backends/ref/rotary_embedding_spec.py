@@ -5,18 +5,11 @@ with num_heads, interleaved. ONNX Runtime 1.31 and the fp64 oracle run too and m
   tests/backends/ref/rotary_embedding_spec.py INFERGAP WORK_DIR
 Runs in scripts/setup's venv (onnx, numpy; onnxruntime for ORT 1.31); exits 77 without it.
 """
-import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-VENV_PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
-if os.path.abspath(sys.prefix) != os.path.join(ROOT, ".venv"):
-    if not os.path.exists(VENV_PYTHON):
-        print("rotary_embedding_spec: skipped: no .venv (scripts/setup)")
-        sys.exit(77)
-    os.execv(VENV_PYTHON, [VENV_PYTHON] + sys.argv)
-os.makedirs(sys.argv[2], exist_ok=True)
-os.chdir(sys.argv[2])
+import spec_venv
+
+INFERGAP = spec_venv.enter("rotary_embedding_spec")
 import importlib.util  # noqa: E402
 
 HAVE_ORT = importlib.util.find_spec("onnxruntime") is not None
@@ -73,7 +66,7 @@ for name, c in cases.items():
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('',23)], ir_version=10)
     onnx.checker.check_model(m, full_check=True); onnx.save(m, f'{name}.onnx'); np.save(f'{name}.x.npy', c['x'])
     want = rotary_embedding(c['x'], cos, sin, pos, c['inter'], c['rd'], c['heads'] or None)
-    out = subprocess.run([sys.argv[1], 'run', f'{name}.onnx', '--input', f'x={name}.x.npy', '-p', 'ref', '-p', 'ref:acc=exact,dtype=fp64'] + (['-p', 'ort:version=1.31'] if HAVE_ORT else []) + [ '--save-outputs', f'out_{name}', '--json'], capture_output=True, text=True)
+    out = subprocess.run([INFERGAP, 'run', f'{name}.onnx', '--input', f'x={name}.x.npy', '-p', 'ref', '-p', 'ref:acc=exact,dtype=fp64'] + (['-p', 'ort:version=1.31'] if HAVE_ORT else []) + [ '--save-outputs', f'out_{name}', '--json'], capture_output=True, text=True)
     runs = {p['spec']: p for p in json.loads(out.stdout)['platforms']}
     for spec in runs:
         if runs[spec]['verdict'] != 'ok': print(name, spec, runs[spec]['verdict'], runs[spec].get('reason')); ok = False; continue

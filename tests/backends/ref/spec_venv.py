@@ -1,0 +1,20 @@
+"""What this folder's spec scripts share: they run in scripts/setup's venv (the script is
+re-executed with its python, or exits 77 without one), then work in WORK_DIR (argv[2]).
+enter() returns INFERGAP (argv[1]) as an absolute path, since the scripts change directory."""
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def enter(name):
+    venv_python = os.path.join(ROOT, ".venv", "bin", "python")
+    if os.path.abspath(sys.prefix) != os.path.join(ROOT, ".venv"):
+        if not os.path.exists(venv_python):
+            print(f"{name}: skipped: no .venv (scripts/setup)")
+            sys.exit(77)
+        os.execv(venv_python, [venv_python] + sys.argv)
+    infergap = os.path.abspath(sys.argv[1])
+    os.makedirs(sys.argv[2], exist_ok=True)
+    os.chdir(sys.argv[2])
+    return infergap
