@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "backends/onednn/onednn_ops.h"
+#include "tensor/convert.h"
 
 namespace ig::onednn {
 
@@ -22,14 +23,6 @@ memory::data_type operand_type(const Ctx& c, const Tensor& t) {
   return t.dtype() == DType::kBFloat16 ? memory::data_type::bf16 : c.opt.compute;
 }
 memory::data_type type_of(const Tensor& t) { return dnnl_type(t.dtype()); }
-
-// A [C] parameter (scale, shift, mean, variance) as fp32, which oneDNN's normalizations take.
-Tensor as_f32(const Tensor& t) {
-  if (t.dtype() == DType::kFloat32) return t;
-  Tensor out(DType::kFloat32, t.shape());
-  for (int64_t i = 0; i < t.numel(); ++i) out.data<float>()[i] = static_cast<float>(t.as_double(i));
-  return out;
-}
 
 Status check_spatial(const Node& n) {
   if (n.has_attr("kernel_shape") &&
@@ -279,8 +272,10 @@ Expected<OpResult> run_bn(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
                      dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
   dnnl::batch_normalization_forward::desc d(prop_kind::forward_inference, plain_md(X),
                                             x.node.attr_float("epsilon", 1e-5f), flags);
-  const Tensor scale = as_f32(x.at(1)), shift = as_f32(x.at(2)), mean = as_f32(x.at(3)),
-               var = as_f32(x.at(4));
+  const Tensor scale = convert_float_tensor(x.at(1), DType::kFloat32),
+               shift = convert_float_tensor(x.at(2), DType::kFloat32),
+               mean = convert_float_tensor(x.at(3), DType::kFloat32),
+               var = convert_float_tensor(x.at(4), DType::kFloat32);
   auto pd = [&] {
     return dnnl::batch_normalization_forward::primitive_desc(
         d, make_attr(c.opt, post, X.shape().size()), c.eng);
@@ -323,7 +318,8 @@ Expected<OpResult> run_ln(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
     return dnnl::layer_normalization_forward::primitive_desc(
         d, make_attr(c.opt, post, X.shape().size()), c.eng);
   };
-  const Tensor scale = as_f32(x.at(1)), shift = x.has(2) ? as_f32(x.at(2)) : Tensor();
+  const Tensor scale = convert_float_tensor(x.at(1), DType::kFloat32),
+               shift = x.has(2) ? convert_float_tensor(x.at(2), DType::kFloat32) : Tensor();
   std::vector<Arg> args = {{DNNL_ARG_SRC, &X, plain_md(X)}, {DNNL_ARG_SCALE, &scale, plain_md(ch)}};
   if (x.has(2)) args.push_back({DNNL_ARG_SHIFT, &shift, plain_md(ch)});
   return execute<dnnl::layer_normalization_forward>(c, pd, args, X.shape(), post);

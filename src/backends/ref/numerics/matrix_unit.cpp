@@ -169,13 +169,8 @@ class Dot {
       std::fill_n(pa.v.begin(), pa.n, 0.0);
       std::fill_n(pb.v.begin(), pb.n, 0.0);
       for (int64_t i = 0; i < n; ++i) {
-        double x = a[(i0 + i) * sa], y = b[(i0 + i) * sb];
-        if (u_.daz) {  // subnormal inputs read as zero of their sign
-          x = flush(x, in_.emin, true);
-          y = flush(y, in_.emin, true);
-        }
-        pa.v[static_cast<size_t>(i)] = x;
-        pb.v[static_cast<size_t>(i)] = y;
+        pa.v[static_cast<size_t>(i)] = operand(a, (i0 + i) * sa);
+        pb.v[static_cast<size_t>(i)] = operand(b, (i0 + i) * sb);
       }
       acc = step(pa, pb, acc);
     }
@@ -187,27 +182,26 @@ class Dot {
   }
 
  private:
+  // An operand as the unit reads it: subnormals as zero of their sign where it flushes inputs.
+  double operand(const float* p, int64_t at) const {
+    const double v = p[at];
+    return u_.daz ? flush(v, in_.emin, true) : v;
+  }
+
   // An FMA chain into fp32 with nearest rounding (bits=exact, add()'s fast case): the same
-  // arithmetic as the steps, without their bookkeeping.
+  // arithmetic as the steps, without their bookkeeping. With odd_first each pair's second
+  // product goes first (a last, unpaired term's missing partner adds zero).
   float chain(const float* a, int64_t sa, const float* b, int64_t sb, int64_t K, float c) const {
-    auto product = [&](int64_t i) {
-      double x = a[i * sa], y = b[i * sb];
-      if (u_.daz) {
-        x = flush(x, in_.emin, true);
-        y = flush(y, in_.emin, true);
-      }
-      return x * y;
-    };
+    auto product = [&](int64_t i) { return i < K ? operand(a, i * sa) * operand(b, i * sb) : 0.0; };
     float acc = c;
-    const bool swap = u_.odd_first && u_.k == 2;
-    for (int64_t i = 0; i < K; ++i) {
-      const int64_t j = swap ? (i % 2 == 0 ? (i + 1 < K ? i + 1 : -1) : i - 1) : i;
-      acc = static_cast<float>(static_cast<double>(acc) + (j < 0 ? 0.0 : product(j)));
+    auto add = [&](double p) {
+      acc = static_cast<float>(static_cast<double>(acc) + p);
       if (u_.ftz) acc = static_cast<float>(flush(acc, acc_.emin, true));
-      if (swap && i % 2 == 0 && i + 1 == K) {  // the odd partner of a last, unpaired term: zero
-        acc = static_cast<float>(static_cast<double>(acc) + product(i));
-        if (u_.ftz) acc = static_cast<float>(flush(acc, acc_.emin, true));
-      }
+    };
+    const bool pairs = u_.odd_first && u_.k == 2;
+    for (int64_t i = 0; i < K; i += pairs ? 2 : 1) {
+      if (pairs) add(product(i + 1));
+      add(product(i));
     }
     return acc;
   }
@@ -218,9 +212,8 @@ class Dot {
   }
 
   // NaN or infinity among the step's operands: IEEE's answer (the aligned paths take finite
-  // values only).
-  // With `overflow`, a product past fp32's range counts as infinite (CDNA3 takes products in
-  // fp32's exponent range before it aligns them).
+  // values only). With `overflow`, a product past fp32's range counts as infinite (CDNA3 takes
+  // products in fp32's exponent range before it aligns them).
   static bool special(const Operands& a, const Operands& b, double c, bool with_c, double* out,
                       bool overflow = false) {
     bool pos = false, neg = false, nan = false;
@@ -304,8 +297,8 @@ class Dot {
     return round_sum2(x, y, acc_, u_.out);
   }
 
-  // bits=exact: k=1 with the accumulator in the sum (a chain of FMAs), or k=2 with the
-  // accumulator last (a pair summed, then added).
+  // bits=exact: each product added to the accumulator with one rounding (a chain of FMAs), or
+  // with acc=last the step's products summed that way and their sum then added.
   double exact_step(const Operands& a, const Operands& b, double c) const {
     std::array<double, kMaxK> p{};
     const size_t n = a.size();

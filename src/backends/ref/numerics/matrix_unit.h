@@ -83,6 +83,7 @@ std::vector<std::string> mma_preset_names();
 // The knobs behind the presets, for the ref backend: `mma=PRESET` first, then each of
 // mma-in, mma-k, mma-bits, mma-out, mma-acc, mma-sub changing one parameter.
 const std::map<std::string, std::string>& mma_knobs();
+bool is_mma_key(const std::string& key);  // mma or mma-*
 Expected<MatrixUnit> parse_matrix_unit(const std::map<std::string, std::string>& options);
 
 // Converts a value to the unit's input format (RNE or truncation; fp8 saturates).

@@ -145,12 +145,6 @@ const char* family_name(MmaFamily f) {
   return "?";
 }
 
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
-  return out;
-}
-
 const char* rounding_name(MmaRounding r) {
   return r == MmaRounding::kRz ? "rz" : (r == MmaRounding::kRne ? "rne" : "ro");
 }
@@ -167,7 +161,7 @@ Expected<int> parse_int(const std::string& key, const std::string& value, int lo
 Expected<std::string> parse_choice(const std::string& key, const std::string& value,
                                    const std::vector<std::string>& valid) {
   if (std::find(valid.begin(), valid.end(), value) != valid.end()) return value;
-  return invalid_argument("{}={} is not valid (valid: {})", key, value, join(valid, ", "));
+  return invalid_argument("{}={} is not valid (valid: {})", key, value, join_names(valid));
 }
 
 }  // namespace
@@ -195,13 +189,16 @@ std::string MatrixUnit::describe() const {
   return s + ")";
 }
 
+bool is_mma_key(const std::string& key) { return key == "mma" || key.rfind("mma-", 0) == 0; }
+
 const std::map<std::string, std::string>& mma_knobs() {
   static const std::map<std::string, std::string> kKnobs = [] {
     return std::map<std::string, std::string>{
-        {"mma", join(mma_preset_names(), "|") +
+        {"mma", fmt::format("{}", fmt::join(mma_preset_names(), "|")) +
                     " (off): MatMul, Gemm and Conv computed by this matrix unit, bit for bit "
                     "(docs/PLATFORMS.md names each one's source)"},
-        {"mma-in", join(mma_format_names(), "|") + " (the preset's): the unit's input format"},
+        {"mma-in", fmt::format("{}", fmt::join(mma_format_names(), "|")) +
+                       " (the preset's): the unit's input format"},
         {"mma-k", "1..64 (the preset's): products per fused step"},
         {"mma-bits",
          "exact|1..54 (the preset's): fraction bits kept below the step's largest "
@@ -225,13 +222,13 @@ Expected<MatrixUnit> parse_matrix_unit(const std::map<std::string, std::string>&
                           [&](const MmaPreset& x) { return x.name == it->second; });
     if (p == presets.end()) {
       return invalid_argument("mma={} is not a known matrix unit (valid: {})", it->second,
-                              join(mma_preset_names(), ", "));
+                              join_names(mma_preset_names()));
     }
     u = p->config;
   }
   bool changed = false;
   for (const auto& [key, value] : options) {
-    if (key == "mma" || key.rfind("mma-", 0) != 0) continue;
+    if (key == "mma" || !is_mma_key(key)) continue;
     changed = true;
     if (key == "mma-in") {
       IG_ASSIGN_OR_RETURN(u.in, parse_choice(key, value, mma_format_names()));
@@ -260,7 +257,7 @@ Expected<MatrixUnit> parse_matrix_unit(const std::map<std::string, std::string>&
     } else {
       std::vector<std::string> keys;
       for (const auto& [k, _] : mma_knobs()) keys.push_back(k);
-      return invalid_argument("unknown key '{}' (matrix-unit keys: {})", key, join(keys, ", "));
+      return invalid_argument("unknown key '{}' (matrix-unit keys: {})", key, join_names(keys));
     }
   }
   if (changed) u.preset += "+";

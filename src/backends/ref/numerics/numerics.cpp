@@ -92,7 +92,7 @@ Expected<Numerics> parse_numerics(const std::map<std::string, std::string>& opti
   const std::map<std::string, bool> on_off = {{"on", true}, {"off", false}};
   bool has_mma = false;
   for (const auto& [key, value] : options) {
-    if (key == "mma" || key.rfind("mma-", 0) == 0) {
+    if (is_mma_key(key)) {
       has_mma = true;
     } else if (key == "dtype") {
       IG_ASSIGN_OR_RETURN(n.dtype, pick(key, value, dtypes));
