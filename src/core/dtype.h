@@ -154,5 +154,10 @@ inline T from_compute(compute_t<T> v) {
     return v;
   }
 }
+// v rounded to T and back: an intermediate result as numpy, computing in T, would hold it.
+template <typename T>
+inline compute_t<T> rounded_to(compute_t<T> v) {
+  return to_compute(from_compute<T>(v));
+}
 
 }  // namespace ig

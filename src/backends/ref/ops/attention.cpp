@@ -80,7 +80,7 @@ Expected<AttnShape> attention_shape(KernelContext& ctx) {
 template <typename T>
 Status attention_typed(KernelContext& ctx, const AttnShape& s) {
   using C = compute_t<T>;
-  auto in_t = [](C v) { return to_compute(from_compute<T>(v)); };  // numpy rounds every op to T
+  auto in_t = [](C v) { return rounded_to<T>(v); };  // numpy rounds every op to T
   const C neg_inf = -std::numeric_limits<C>::infinity();
   const Tensor& q = ctx.input(0);
   const int64_t L = s.kv_len(), D = s.head, DV = s.v_head;
@@ -105,7 +105,7 @@ Status attention_typed(KernelContext& ctx, const AttnShape& s) {
   const double scale_attr = ctx.node.has_attr("scale")
                                 ? static_cast<double>(ctx.node.attr_float("scale", 1.0f))
                                 : 1.0 / std::sqrt(static_cast<double>(D));
-  const C sc = to_compute(from_compute<T>(static_cast<C>(std::sqrt(scale_attr))));
+  const C sc = rounded_to<T>(static_cast<C>(std::sqrt(scale_attr)));
   const float softcap = ctx.node.attr_float("softcap", 0.0f);
   const bool causal = ctx.node.attr_int("is_causal", 0) != 0;
   const int64_t mode = ctx.node.attr_int("qk_matmul_output_mode", 0);

@@ -59,7 +59,7 @@ Status rope_typed(KernelContext& ctx, const RopeGeometry& g) {
                     cos.describe());
   }
   using C = compute_t<T>;
-  auto in_t = [](C v) { return to_compute(from_compute<T>(v)); };  // numpy rounds every op to T
+  auto in_t = [](C v) { return rounded_to<T>(v); };  // numpy rounds every op to T
   const T* px = x.data<T>();
   const T* pc = cos.data<T>();
   const T* ps = sin.data<T>();
