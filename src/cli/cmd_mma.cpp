@@ -89,6 +89,9 @@ Status run_batch(const MmaArgs& a) {
   std::vector<float> buf(record), out;
   while (in.read(reinterpret_cast<char*>(buf.data()),
                  static_cast<std::streamsize>(record * sizeof(float)))) {
+    // Converted as dot converts them, so that a record of plain fp32 values means the same in
+    // both (values already in the unit's format are unchanged).
+    for (size_t i = 0; i + 1 < record; ++i) buf[i] = mma_input(u, buf[i]);
     out.push_back(mma_dot(u, buf.data(), 1, buf.data() + a.k, 1, a.k, buf[record - 1]));
   }
   if (in.gcount() != 0)
@@ -133,7 +136,10 @@ void add_mma_command(CLI::App& app, int& exit_code) {
   auto* batch = cmd->add_subcommand("batch", "A file of dot products, float32 records");
   batch->add_option("--unit", a->unit, "A preset, or ref keys")->required();
   batch->add_option("--k", a->k, "Products per record")->required();
-  batch->add_option("input", a->in, "Records: K a's, K b's, c (float32)")->required();
+  batch
+      ->add_option("input", a->in,
+                   "Records: K a's, K b's (converted to the unit's input format), c (float32)")
+      ->required();
   batch->add_option("-o,--output", a->out, "One float32 result per record")->required();
   batch->callback([a, &exit_code] {
     if (Status st = run_batch(*a); !st.ok()) on_error("batch", st, exit_code);
