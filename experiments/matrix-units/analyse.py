@@ -28,7 +28,9 @@ write_result(
     "its deviations); TensorCores may be used where available and lead to deviations",
     ours, "REPRODUCED (EMULATED)" if ok else "PARTLY REPRODUCED (EMULATED)",
     "No GPU here: each unit is the emulator's preset, held bit for bit to MMA-Sim's instruction "
-    "models (NVIDIA, AMD) or to this CPU's instructions (AVX512-BF16), not a run on the device; "
+    "models (NVIDIA, AMD) or to x86's instructions (AVX512-BF16 on AMD Zen 4 and Intel Emerald "
+    "Rapids; AMX-BF16 and AVX512-FP16 on Emerald Rapids, where the amx-bf16 preset also reproduces "
+    "every bf16 node of oneDNN's AMX kernels, docs/PLATFORMS.md), not a run on the device; "
     "units that share a class have the same arithmetic in MMA-Sim's characterisation (Hopper and "
     "Blackwell: 25 kept bits, 16 fp16 products per step), so the emulation cannot tell them apart "
     "where the paper's GPUs also differed in algorithm choice. "

@@ -35,40 +35,94 @@ std::string transform_blocker(const ConvShape& s, ConvAlgorithm algo) {
   return winograd_applicable(p) ? "" : "does not apply to this shape";
 }
 
+// Where term (channel c, kernel position k) sits along K, and K, for each term order.
+class TermOrder {
+ public:
+  TermOrder(ConvAlgorithm algo, const Numerics& num, const WindowGeometry& g, int64_t channels)
+      : algo_(algo), channels_(channels), ksize_(g.kernel_size()) {
+    // A matrix unit with a pair layout sees each tap's channels padded with zeros (direct order).
+    const int64_t pad = algo == ConvAlgorithm::kDirect && num.mma ? num.mma->pad_channels : 1;
+    padded_ = (channels + pad - 1) / pad * pad;
+    if (algo == ConvAlgorithm::kReducedLowering) reversed_ = reversed_positions(g.kernel);
+  }
+  int64_t k_total() const { return padded_ * ksize_; }
+  int64_t row(int64_t c, int64_t k) const {
+    switch (algo_) {
+      case ConvAlgorithm::kIm2col:
+        return c * ksize_ + k;
+      case ConvAlgorithm::kReducedLowering:
+        return reversed_[static_cast<size_t>(k)] * channels_ + c;
+      default:
+        return k * padded_ + c;
+    }
+  }
+
+ private:
+  // For each row-major kernel position, its index when the last spatial axis varies slowest.
+  static std::vector<int64_t> reversed_positions(const std::vector<int64_t>& kernel) {
+    const size_t nd = kernel.size();
+    const int64_t n = shape_numel(kernel);
+    std::vector<int64_t> out(static_cast<size_t>(n));
+    std::vector<int64_t> pos(nd, 0);
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t r = 0;
+      for (size_t d = nd; d-- > 0;) r = r * kernel[d] + pos[d];
+      out[static_cast<size_t>(k)] = r;
+      for (size_t d = nd; d-- > 0;) {
+        if (++pos[d] < kernel[d]) break;
+        pos[d] = 0;
+      }
+    }
+    return out;
+  }
+  ConvAlgorithm algo_;
+  int64_t channels_, ksize_, padded_ = 0;
+  std::vector<int64_t> reversed_;
+};
+
 // One image, one group, as a GEMM: W' [mg x K] times the gathered input [K x out] with rows in
 // the algorithm's term order.
 template <typename C>
-void conv_as_gemm(const Numerics& num, bool direct_order, const ConvShape& s, const C* x,
+void conv_as_gemm(const Numerics& num, ConvAlgorithm algo, const ConvShape& s, const C* x,
                   const C* w, C* y) {
   const int64_t cg = s.c / s.group, mg = s.m / s.group;
   const int64_t ksize = s.g.kernel_size(), in_size = s.g.in_size(), out_size = s.g.out_size();
-  // A matrix unit with a pair layout sees each tap's channels padded with zeros (direct order).
-  const int64_t pad = direct_order && num.mma ? num.mma->pad_channels : 1;
-  const int64_t cp = (cg + pad - 1) / pad * pad;
-  const int64_t K = (direct_order ? cp : cg) * ksize;
-  auto row = [&](int64_t c, int64_t k) { return direct_order ? k * cp + c : c * ksize + k; };
+  const TermOrder order(algo, num, s.g, cg);
+  const int64_t K = order.k_total();
   std::vector<C> cols(static_cast<size_t>(K * out_size), C(0));
   for_each_window(s.g, [&](int64_t o, const std::vector<int64_t>& taps) {
     for (int64_t c = 0; c < cg; ++c) {
       for (int64_t k = 0; k < ksize; ++k) {
         const int64_t t = taps[static_cast<size_t>(k)];
-        if (t >= 0) cols[static_cast<size_t>(row(c, k) * out_size + o)] = x[c * in_size + t];
+        if (t >= 0) cols[static_cast<size_t>(order.row(c, k) * out_size + o)] = x[c * in_size + t];
       }
     }
   });
   std::vector<C> wr;
   const C* a = w;  // im2col order is W's own layout
-  if (direct_order) {
+  if (algo != ConvAlgorithm::kIm2col) {
     wr.assign(static_cast<size_t>(mg * K), C(0));
     for (int64_t m = 0; m < mg; ++m) {
       for (int64_t c = 0; c < cg; ++c) {
         for (int64_t k = 0; k < ksize; ++k)
-          wr[static_cast<size_t>(m * K + row(c, k))] = w[(m * cg + c) * ksize + k];
+          wr[static_cast<size_t>(m * K + order.row(c, k))] = w[(m * cg + c) * ksize + k];
       }
     }
     a = wr.data();
   }
   float_gemm<C>(num, mg, out_size, K, a, K, 1, cols.data(), out_size, y, out_size);
+}
+
+// The note's description of K's order under a matrix unit.
+const char* k_order_name(ConvAlgorithm algo) {
+  switch (algo) {
+    case ConvAlgorithm::kIm2col:
+      return "(channel, tap)";
+    case ConvAlgorithm::kReducedLowering:
+      return "(kernel column, kernel row, channel), taps unpadded (reduced lowering)";
+    default:
+      return "(tap, channel) as implicit GEMM";
+  }
 }
 
 }  // namespace
@@ -104,7 +158,7 @@ Status conv_float(KernelContext& ctx, const ConvShape& s, const T* x, const T* w
       } else if (algo == ConvAlgorithm::kFft) {
         done = conv2d_fft<C>(problem_of(s), xg, wg, out.data(), num.acc);
       }
-      if (!done) conv_as_gemm<C>(num, algo != ConvAlgorithm::kIm2col, s, xg, wg, out.data());
+      if (!done) conv_as_gemm<C>(num, algo, s, xg, wg, out.data());
       T* yg = y + (n * s.m + g * mg) * out_size;
       for (int64_t m = 0; m < mg; ++m) {
         // Bias is added after the whole dot product (as the ONNX reference does).
@@ -117,8 +171,7 @@ Status conv_float(KernelContext& ctx, const ConvShape& s, const T* x, const T* w
     }
   }
   if (num.mma) {
-    note = "mma=" + num.mma->describe() + ", K ordered " +
-           (algo == ConvAlgorithm::kIm2col ? "(channel, tap)" : "(tap, channel) as implicit GEMM");
+    note = "mma=" + num.mma->describe() + ", K ordered " + k_order_name(algo);
   }
   ctx.set_note(note);
   return Status::Ok();

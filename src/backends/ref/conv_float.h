@@ -4,6 +4,9 @@
 //    that vectorise over channel blocks do;
 //  - im2col: terms in (input channel, kernel position) order: the rows of the im2col matrix fed
 //    to a GEMM;
+//  - relo: terms in (kernel column, kernel row, input channel) order, the spatial axes reversed,
+//    with no padding between taps: oneDNN's AMX convolution for few input channels ("reduced
+//    lowering"), measured bit for bit on Emerald Rapids (docs/PLATFORMS.md, "Matrix units");
 //  - winograd2/4, fft: transformed-domain algorithms (numerics/conv_algorithms.h) where they apply
 //    (2-D, stride 1, dilation 1, and a 3x3 kernel for Winograd); elsewhere direct, said so in the
 //    node's note.

@@ -14,7 +14,7 @@
 
 namespace ig {
 
-enum class ConvAlgorithm { kDirect, kIm2col, kWinograd2, kWinograd4, kFft };
+enum class ConvAlgorithm { kDirect, kIm2col, kReducedLowering, kWinograd2, kWinograd4, kFft };
 enum class NanMode { kPropagate, kIgnore };  // IEEE maximum vs maxNum for Max/Min/MaxPool/Relu/Clip
 enum class MathLib { kLibm, kSleefU10, kSleefU35, kFast };
 
@@ -62,7 +62,7 @@ struct Numerics {
                                     const T* B, int64_t ldb, T* C, int64_t ldc)>;
   GemmFn<float> sgemm;
   GemmFn<double> dgemm;
-  // mma=PRESET: MatMul, Gemm and Conv (direct or im2col) computed by an emulated matrix unit.
+  // mma=PRESET: MatMul, Gemm and Conv (direct, im2col or relo) computed by an emulated matrix unit.
   std::shared_ptr<const MatrixUnit> mma;
 
   // The default policy (sequential, no FMA, no narrow accumulator): fast paths may apply.

@@ -37,7 +37,7 @@ KnobTable ref_knobs() {
       knob("accdtype", "", {"fp16", "bf16", "fp32", "fp64"}, "precision"),
       knob("fma", "off", {"off", "on"}, "fma"),
       knob("split", "1", {"1", "2", "3", "4", "8"}, "thread-split"),
-      knob("conv", "direct", {"direct", "im2col", "winograd2", "winograd4", "fft"},
+      knob("conv", "direct", {"direct", "im2col", "relo", "winograd2", "winograd4", "fft"},
            "conv-algorithm"),
       knob("ftz", "off", {"off", "on"}, "denormals"),
       knob("nan", "propagate", {"propagate", "ignore"}, "nan-handling"),
@@ -55,7 +55,8 @@ KnobTable ref_knobs() {
       knob("mma-out", "", {"rz", "rne", "ro"}, "matrix-unit"),
       knob("mma-accfmt", "", {"fp32", "fp16", "e8m13"}, "matrix-unit"),
       knob("mma-acc", "", {"first", "last"}, "matrix-unit"),
-      knob("mma-sub", "", {"keep", "daz", "ftz", "flush"}, "matrix-unit")};
+      knob("mma-sub", "", {"keep", "daz", "ftz", "flush"}, "matrix-unit"),
+      knob("mma-pad", "", {"1", "2", "4", "8", "16", "32"}, "matrix-unit")};
   auto at = [&t](const char* key) -> Knob& {
     return *std::find_if(t.begin(), t.end(), [&](const Knob& k) { return k.key == key; });
   };
@@ -67,6 +68,8 @@ KnobTable ref_knobs() {
   acc.values_form = "seq, pairwise, lanesN (N = 2..64), blockK (K >= 2) or exact";
   at("mma-k").min = 1;
   at("mma-k").max = 64;
+  at("mma-pad").min = 1;
+  at("mma-pad").max = 64;
   at("mma-bits").values_form = "exact or 1..54";
   Knob& split = at("split");
   split.min = 1;
@@ -75,7 +78,7 @@ KnobTable ref_knobs() {
   acc.search = {{"reduces"}, {acc.values.begin(), acc.values.end() - 1}};  // all but exact
   split.search = {{"reduces"}, split.values};
   at("fma").search = {{}, at("fma").values};
-  at("conv").search = {{"reduces", "convolution"}, {"direct", "im2col"}};
+  at("conv").search = {{"reduces", "convolution"}, {"direct", "im2col", "relo"}};
   at("math").search = {{"reduces", "transcendental"}, at("math").values};
   at("bn").search = {{"batch-norm"}, at("bn").values};
   return t;
@@ -125,13 +128,15 @@ std::vector<KnobTrial> ref_trials() {
   each("ftz", {"denormal"});
   each("nan", {"nan"});
   // Matrix units (matrix-unit): each preset, and for convolutions with K ordered (channel, tap)
-  // as well as (tap, channel).
+  // and (kernel column, kernel row, channel) as well as (tap, channel).
   // Only where the reference misses by more than fp32 could (reduced-precision): a unit reads
   // 16-bit or narrower operands.
   for (const auto& unit : mma_preset_names())
     out.push_back({{"matrix-product", "reduced-precision"}, {{"mma", unit}}});
-  for (const auto& unit : mma_preset_names())
-    out.push_back({{"convolution", "reduced-precision"}, {{"mma", unit}, {"conv", "im2col"}}});
+  for (const char* order : {"im2col", "relo"}) {
+    for (const auto& unit : mma_preset_names())
+      out.push_back({{"convolution", "reduced-precision"}, {{"mma", unit}, {"conv", order}}});
+  }
   // Wider arithmetic rounded once at the end: "precision".
   out.push_back({{}, {{"dtype", "fp64"}}});
   out.push_back({{}, {{"acc", "exact"}}});

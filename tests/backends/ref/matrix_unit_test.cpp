@@ -189,7 +189,8 @@ TEST(MatrixUnit, ExplainNamesTheUnitThatComputedAConvolution) {
   for (const auto& [knobs, spec] :
        std::vector<std::pair<std::map<std::string, std::string>, std::string>>{
            {{{"mma", "h100-fp16"}}, "ref:mma=h100-fp16"},
-           {{{"mma", "mi300-bf16"}, {"conv", "im2col"}}, "ref:conv=im2col,mma=mi300-bf16"}}) {
+           {{{"mma", "mi300-bf16"}, {"conv", "im2col"}}, "ref:conv=im2col,mma=mi300-bf16"},
+           {{{"mma", "amx-bf16"}, {"conv", "relo"}}, "ref:conv=relo,mma=amx-bf16"}}) {
     ExplainProblem p;
     p.model = &m;
     p.node = &m.graph.nodes[0];
@@ -200,7 +201,7 @@ TEST(MatrixUnit, ExplainNamesTheUnitThatComputedAConvolution) {
     ASSERT_TRUE(r.ok()) << r.status().to_string();
     EXPECT_TRUE(r->exact) << spec << ": closest " << r->emulator;
     EXPECT_EQ(r->emulator, spec);
-    // The unit, and with conv=im2col the order of K too (conv-algorithm).
+    // The unit, and with conv=im2col or relo the order of K too (conv-algorithm).
     EXPECT_EQ(r->causes.back(), "matrix-unit");
     EXPECT_EQ(r->causes.size(), knobs.size());
   }

@@ -62,7 +62,7 @@ struct MatrixUnit {
   bool odd_first = false;      // each pair's odd product first (Intel VDPBF16PS per the SDM)
   bool positive_zero = false;  // a zero result is +0 whatever the signs (NVIDIA)
   // A convolution's channels at each kernel tap padded with zeros to a multiple of this: the
-  // pairs of a VNNI layout never straddle two taps (x86 bf16 kernels: 2).
+  // pairs of a VNNI layout never straddle two taps (x86 bf16 kernels: 2; mma-pad).
   int pad_channels = 1;
   int e_zero = kMmaNoZeroExponent;  // the exponent zero terms take in the alignment (NVIDIA)
   bool canonical_nan = false;       // NaN results are 0x7FFFFFFF (NVIDIA), else the default NaN
@@ -81,7 +81,7 @@ const std::vector<MmaPreset>& mma_presets();
 std::vector<std::string> mma_preset_names();
 
 // The knobs behind the presets, for the ref backend: `mma=PRESET` first, then each of
-// mma-in, mma-k, mma-bits, mma-out, mma-acc, mma-sub changing one parameter.
+// mma-in, mma-k, mma-bits, mma-out, mma-accfmt, mma-acc, mma-sub, mma-pad changing one parameter.
 const std::map<std::string, std::string>& mma_knobs();
 bool is_mma_key(const std::string& key);  // mma or mma-*
 Expected<MatrixUnit> parse_matrix_unit(const std::map<std::string, std::string>& options);

@@ -60,7 +60,9 @@ MatrixUnit cdna3(const char* in, int k) {
   u.canonical_nan = true;
   return u;
 }
-MatrixUnit x86(const char* in, MmaFamily family, int k) {
+// pad: a convolution tap's channels as the x86 kernels lay them out: in VNNI pairs (2), or in
+// whole AMX tile rows (32, oneDNN's brgemm convolutions; measured on Emerald Rapids).
+MatrixUnit x86(const char* in, MmaFamily family, int k, int pad = 1) {
   MatrixUnit u;
   u.family = family;
   u.in = in;
@@ -68,7 +70,7 @@ MatrixUnit x86(const char* in, MmaFamily family, int k) {
   u.daz = u.ftz = std::string(in) == "bf16";  // the FP16 instructions keep subnormals
   u.accfmt = std::string(in) == "fp16" ? "fp16" : "fp32";
   u.odd_first = family == MmaFamily::kFused && k == 2;
-  u.pad_channels = std::string(in) == "bf16" ? 2 : 1;
+  u.pad_channels = pad;
   return u;
 }
 MatrixUnit arm(bool ebf) {
@@ -116,12 +118,14 @@ std::vector<MmaPreset> make_presets() {
       {"mi300-tf32", "AMD MI300 (CDNA3) v_mfma xf32 -> f32", kMmaSim, cdna3("tf32", 4)},
       {"mi300-fp8", "AMD MI300 (CDNA3) v_mfma fp8 (e4m3fnuz) -> f32", kMmaSim,
        cdna3("e4m3fnuz", 16)},
-      {"amx-bf16", "Intel AMX TDPBF16PS (one tile row: 32 products)", kSdm,
-       x86("bf16", MmaFamily::kInterleaved, 32)},
+      {"amx-bf16", "Intel AMX TDPBF16PS (one tile row: 32 products)",
+       std::string(kSdm) + "; verified on Intel Emerald Rapids",
+       x86("bf16", MmaFamily::kInterleaved, 32, 32)},
       {"avx512-bf16", "Intel/AMD AVX512-BF16 VDPBF16PS (one lane: a pair per step)",
-       std::string(kSdm) + "; verified on AMD Zen 4", x86("bf16", MmaFamily::kFused, 2)},
-      {"avx512-fp16", "Intel AVX512-FP16 VFMADDPH (an fp16 FMA chain)", kSdm,
-       x86("fp16", MmaFamily::kFused, 1)},
+       std::string(kSdm) + "; verified on AMD Zen 4 and Intel Emerald Rapids",
+       x86("bf16", MmaFamily::kFused, 2, 2)},
+      {"avx512-fp16", "Intel AVX512-FP16 VFMADDPH (an fp16 FMA chain)",
+       std::string(kSdm) + "; verified on Intel Emerald Rapids", x86("fp16", MmaFamily::kFused, 1)},
       {"arm-bf16-ebf0", "Arm BFDOT/BFMMLA, FPCR.EBF=0 (round to odd, flush)", kArm, arm(false)},
       {"arm-bf16-ebf1", "Arm BFDOT/BFMMLA, FPCR.EBF=1 (fused pair, RNE)", kArm, arm(true)},
   };
@@ -209,6 +213,9 @@ const std::map<std::string, std::string>& mma_knobs() {
         {"mma-sub",
          "keep|daz|ftz|flush (the preset's): subnormal inputs read as zero (daz), "
          "results flushed (ftz), both (flush)"},
+        {"mma-pad",
+         "1..64 (the preset's): a convolution's channels at each kernel tap padded with zeros "
+         "to a multiple of this (conv=direct), as the kernel lays them out in the unit's rows"},
     };
   }();
   return kKnobs;
@@ -254,6 +261,8 @@ Expected<MatrixUnit> parse_matrix_unit(const std::map<std::string, std::string>&
                           parse_choice(key, value, {"keep", "daz", "ftz", "flush"}));
       u.daz = s == "daz" || s == "flush";
       u.ftz = s == "ftz" || s == "flush";
+    } else if (key == "mma-pad") {
+      IG_ASSIGN_OR_RETURN(u.pad_channels, parse_int(key, value, 1, 64));
     } else {
       std::vector<std::string> keys;
       for (const auto& [k, _] : mma_knobs()) keys.push_back(k);

@@ -30,6 +30,8 @@ const char* conv_algorithm_name(ConvAlgorithm a) {
       return "direct";
     case ConvAlgorithm::kIm2col:
       return "im2col";
+    case ConvAlgorithm::kReducedLowering:
+      return "relo";
     case ConvAlgorithm::kWinograd2:
       return "winograd2";
     case ConvAlgorithm::kWinograd4:
@@ -50,7 +52,9 @@ const std::map<std::string, std::string>& numerics_knobs() {
          "order"},
         {"fma", "on|off (off): fused multiply-add in dot products"},
         {"split", "1..1024 (1): reduction axis cut into N parts summed in order"},
-        {"conv", "direct|im2col|winograd2|winograd4|fft (direct): convolution algorithm"},
+        {"conv",
+         "direct|im2col|relo|winograd2|winograd4|fft (direct): convolution algorithm (relo: terms "
+         "in (kernel column, kernel row, channel) order, oneDNN's AMX kernel for few channels)"},
         {"ftz", "on|off (off): flush denormals to zero on operator inputs and outputs"},
         {"nan", "propagate|ignore (propagate): NaN in Max, Min, MaxPool, Relu, Clip"},
         {"bn",
@@ -120,6 +124,7 @@ Expected<Numerics> parse_numerics(const std::map<std::string, std::string>& opti
                                        std::map<std::string, ConvAlgorithm>{
                                            {"direct", ConvAlgorithm::kDirect},
                                            {"im2col", ConvAlgorithm::kIm2col},
+                                           {"relo", ConvAlgorithm::kReducedLowering},
                                            {"winograd2", ConvAlgorithm::kWinograd2},
                                            {"winograd4", ConvAlgorithm::kWinograd4},
                                            {"fft", ConvAlgorithm::kFft}}));
@@ -177,7 +182,8 @@ Expected<Numerics> parse_numerics(const std::map<std::string, std::string>& opti
   if (has_mma) {
     IG_ASSIGN_OR_RETURN(MatrixUnit unit, parse_matrix_unit(options));
     if (n.dtype == DType::kFloat64 || n.exact || !n.plain_accumulation() ||
-        (n.conv != ConvAlgorithm::kDirect && n.conv != ConvAlgorithm::kIm2col)) {
+        (n.conv != ConvAlgorithm::kDirect && n.conv != ConvAlgorithm::kIm2col &&
+         n.conv != ConvAlgorithm::kReducedLowering)) {
       return invalid_argument(
           "mma={} fixes how MatMul, Gemm and Conv sum: it cannot be combined with dtype=fp64, "
           "acc, fma, split or conv={}",
