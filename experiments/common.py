@@ -1,6 +1,8 @@
 """Helpers for the experiments' analysis: read infergap's JSON, write result.json."""
 import json
 import os
+import platform
+import re
 import subprocess
 import sys
 
@@ -77,11 +79,43 @@ def export(store, run, value, path):
     return read_npy(path)
 
 
+def cpu_model():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def has_avx512():
+    try:
+        return any(re.search(r"\bavx512f\b", line) for line in open("/proc/cpuinfo")
+                   if line.startswith("flags"))
+    except OSError:
+        return False
+
+
+def host_description():
+    """The machine a result was measured on, as EXPERIMENTS.md names it."""
+    gpu = ""
+    try:
+        names = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                               capture_output=True, text=True, timeout=20).stdout.split("\n")
+        gpu = "".join(f", {n.strip()}" for n in names if n.strip())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return (f"{platform.node()}, {cpu_model()} ({'with' if has_avx512() else 'no'} AVX-512), "
+            f"{os.cpu_count()} CPUs{gpu}, {platform.platform()}")
+
+
 def write_result(finding, paper, ours, verdict, why, data=None):
     """result.json: one row of EXPERIMENTS.md. verdict: REPRODUCED, PARTLY REPRODUCED,
-    NOT REPRODUCED or SKIPPED."""
+    NOT REPRODUCED or SKIPPED. `host` says where it was measured: a result brought from another
+    machine keeps its host."""
     result = {"finding": finding, "paper": paper, "ours": ours, "verdict": verdict, "why": why,
-              "data": data or {}}
+              "host": host_description(), "data": data or {}}
     with open(os.path.join(OUT, "result.json"), "w") as f:
         json.dump(result, f, indent=2)
     print(f"{verdict}: {finding}\n  ours: {ours}")

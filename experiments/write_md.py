@@ -4,8 +4,9 @@ the previous EXPERIMENTS.md, which say where they were measured."""
 import datetime
 import json
 import os
-import platform
 import re
+
+from common import host_description
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "out", "experiments")
@@ -17,24 +18,6 @@ ORDER = ["simd-width", "thread-split", "conv-algorithm", "gpu-autotune", "multip
 
 def cell(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def cpu_model():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
-def has_avx512():
-    try:
-        return any(re.search(r"\bavx512f\b", line) for line in open("/proc/cpuinfo")
-                   if line.startswith("flags"))
-    except OSError:
-        return False
 
 
 def previous():
@@ -55,10 +38,9 @@ def previous():
     return rows, sections, host
 
 
-HOST = (f"{platform.node()}, {cpu_model()} ({'with' if has_avx512() else 'no'} AVX-512), "
-        f"{os.cpu_count()} CPUs, {platform.platform()}")
+HOST = host_description()
 old_rows, old_sections, old_host = previous()
-rows, details, rerun, kept = [], [], [], []
+rows, details, rerun, kept, elsewhere = [], [], [], [], []
 for i, name in enumerate(ORDER, 1):
     path = os.path.join(OUT, name, "result.json")
     if not os.path.exists(path):
@@ -73,8 +55,8 @@ for i, name in enumerate(ORDER, 1):
         else:
             rows.append(f"| {i} | {name} | | not run | | |")
         continue
-    rerun.append(str(i))
     r = json.load(open(path))
+    (rerun if r.get("host", HOST) == HOST else elsewhere).append(str(i))
     secs = ""
     if os.path.exists(os.path.join(OUT, name, "seconds")):
         secs = open(os.path.join(OUT, name, "seconds")).read().strip() + " s"
@@ -86,11 +68,13 @@ for i, name in enumerate(ORDER, 1):
         # Paths relative to the repo: the recipe must read the same on any clone.
         commands = "".join("    " + line.replace(ROOT + "/", "")
                            for line in open(cpath) if line.strip())
-    details.append(f"### {i}. {r['finding']}\n\nMeasured on: {HOST}.\n\n"
+    details.append(f"### {i}. {r['finding']}\n\nMeasured on: {r.get('host', HOST)}.\n\n"
                    f"`experiments/{name}/run` ({secs or 'time not recorded'}); "
                    f"results in `out/experiments/{name}/`. Commands:\n\n{commands}\n")
 
 provenance = (f"rows {', '.join(rerun)} measured there" if rerun else "no row measured there")
+if elsewhere:
+    provenance += f"; rows {', '.join(elsewhere)} measured on the host each section names"
 if kept:
     provenance += (f"; rows {', '.join(kept)} kept from the previous EXPERIMENTS.md, each section "
                    "naming the host it was measured on")
