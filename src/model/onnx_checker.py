@@ -76,12 +76,33 @@ def serve(onnx):
         send(INFERRED, inferred.SerializeToString())
 
 
+def register_ort_onnx_domain_schemas(onnx):
+    """ONNX Runtime's SimplifiedLayerNormalization, which it registers in the ONNX domain itself;
+    the same schema as src/model/ort_onnx_domain.cpp gives libonnx."""
+    S = onnx.defs.OpSchema
+    floats = ["tensor(float16)", "tensor(float)", "tensor(double)", "tensor(bfloat16)"]
+    schema = S(
+        "SimplifiedLayerNormalization", "", 1,
+        "ONNX Runtime's RMS normalization over [axis, rank)",
+        inputs=[S.FormalParameter("X", "T"), S.FormalParameter("scale", "V")],
+        outputs=[S.FormalParameter("Y", "V"),
+                 S.FormalParameter("inv_std_var", "U", param_option=S.FormalParameterOption.Optional)],
+        type_constraints=[("T", floats, "X"), ("U", ["tensor(float)", "tensor(double)"], "stats"),
+                          ("V", floats, "scale and Y")],
+        attributes=[S.Attribute("axis", onnx.helper.make_attribute("axis", -1), "first axis"),
+                    S.Attribute("epsilon", onnx.helper.make_attribute("epsilon", 1e-5), "eps"),
+                    S.Attribute("stash_type", onnx.helper.make_attribute("stash_type", 1),
+                                "type of the statistics")])
+    onnx.defs.register_schema(schema)
+
+
 def main():
     try:
         import onnx
     except ImportError as e:
         sys.stderr.write(f"onnx_checker.py: cannot import onnx: {e}\n")
         return 4
+    register_ort_onnx_domain_schemas(onnx)
     if sys.argv[1:] == ["--version"]:
         print(onnx.__version__, onnx.IR_VERSION, onnx.defs.onnx_opset_version())
         return 0

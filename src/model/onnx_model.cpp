@@ -1,4 +1,5 @@
 #include "model/onnx_model.h"
+#include "model/ort_onnx_domain.h"
 
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
@@ -303,6 +304,7 @@ Status save_model_proto(const onnx::ModelProto& model, const std::string& path) 
 }
 
 Status check_model_proto(const onnx::ModelProto& model) {
+  register_ort_onnx_domain_schemas();
   // A model newer than libonnx knows goes to the onnx package's checker (shape_inference.h),
   // given a copy: the helper's request takes the weights out of the proto it is handed.
   if (newer_than_libonnx(model)) {

@@ -1,4 +1,5 @@
 #include "model/shape_inference.h"
+#include "model/ort_onnx_domain.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/checker.h>
@@ -42,6 +43,7 @@ using Emit = std::function<void(Frame, const std::string&)>;
 
 // The checks themselves, wherever they run.
 void run_checks(onnx::ModelProto& proto, uint8_t want, const Emit& emit) {
+  register_ort_onnx_domain_schemas();
   if (want & kWantChecker) {
     try {
       onnx::checker::check_model(proto);

@@ -1,0 +1,143 @@
+// ONNX Runtime's fused normalizations, as its contrib operator schemas define them (the graphs its
+// transformer optimizer and GenAI builder write):
+//  - SkipLayerNormalization (com.microsoft): S = input + skip (+ bias), then LayerNormalization of
+//    S over the last axis with gamma (and beta);
+//  - SkipSimplifiedLayerNormalization (com.microsoft): the same S, then RMS normalization with
+//    gamma;
+//  - SimplifiedLayerNormalization (ORT registers it in the ONNX domain, since 1): RMS
+//    normalization of X over [axis, rank) with scale.
+// Statistics in float (double for double tensors); outputs: Y, mean (LayerNormalization only),
+// inv_std_var, and for the skip forms S itself (input_skip_bias_sum).
+#include "backends/ref/nn_util.h"
+
+namespace ig {
+namespace {
+
+// A parameter of one value per element of the normalized axis (length `h`).
+Status expect_per_hidden(const KernelContext& ctx, const Tensor& p, const char* what, DType dtype,
+                         int64_t h) {
+  if (p.dtype() != dtype || p.numel() != h) {
+    return ctx.fail("{} {} must be {} with {} values (the input's last dimension)", what,
+                    p.describe(), dtype_name(dtype), h);
+  }
+  return Status::Ok();
+}
+
+// Normalizes `rows` rows of `h` values read by load(r, i) into y (X's type) and the optional
+// statistics; rms: RMS normalization (no mean, no beta).
+template <typename T, typename U, typename Load>
+void normalize_rows(KernelContext& ctx, int64_t rows, int64_t h, bool rms, Load&& load,
+                    const T* gamma, const T* beta, T* y, U* mean_out, U* inv_out) {
+  using C = compute_t<T>;
+  const U eps = static_cast<U>(ctx.node.attr_float("epsilon", 1e-5f));
+  for (int64_t r = 0; r < rows; ++r) {
+    auto value = [&](int64_t i) { return static_cast<U>(load(r, i)); };
+    U mean{0}, inv{0};
+    if (rms) {
+      U sq{0};
+      for (int64_t i = 0; i < h; ++i) sq += value(i) * value(i);
+      inv = U{1} / std::sqrt(sq / static_cast<U>(h) + eps);
+    } else {
+      U var{0};
+      std::tie(mean, var) = mean_variance<U>(h, value);
+      inv = U{1} / std::sqrt(var + eps);
+    }
+    if (mean_out) mean_out[r] = mean;
+    if (inv_out) inv_out[r] = inv;
+    for (int64_t i = 0; i < h; ++i) {
+      const C normed = static_cast<C>((value(i) - mean) * inv);
+      C v = normed * to_compute(gamma[i]);
+      if (beta) v += to_compute(beta[i]);
+      y[r * h + i] = from_compute<T>(v);
+    }
+  }
+}
+
+Shape stats_shape(Shape s) {
+  if (!s.empty()) s.back() = 1;
+  return s;
+}
+
+// SkipLayerNormalization (rms = false) and SkipSimplifiedLayerNormalization (rms = true).
+Status skip_norm(KernelContext& ctx, bool rms) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& skip = ctx.input(1);
+  if (x.rank() < 2) return ctx.fail("input {} must have rank 2 or 3", x.describe());
+  const int64_t h = x.dim(-1);
+  if (skip.dtype() != x.dtype() || skip.dim(-1) != h || skip.numel() == 0 ||
+      x.numel() % skip.numel() != 0) {
+    return ctx.fail("skip {} must be {} with the input's last dimension {} and broadcast to {}",
+                    skip.describe(), dtype_name(x.dtype()), h, x.describe());
+  }
+  const size_t bias_index = rms ? 3 : 4;
+  const Tensor* beta = !rms && ctx.has_input(3) ? &ctx.input(3) : nullptr;
+  const Tensor* bias = ctx.has_input(bias_index) ? &ctx.input(bias_index) : nullptr;
+  IG_RETURN_IF_ERROR(expect_per_hidden(ctx, ctx.input(2), "gamma", x.dtype(), h));
+  if (beta) IG_RETURN_IF_ERROR(expect_per_hidden(ctx, *beta, "beta", x.dtype(), h));
+  if (bias) IG_RETURN_IF_ERROR(expect_per_hidden(ctx, *bias, "bias", x.dtype(), h));
+  if (rms && ctx.output_wanted(1))
+    return ctx.unsupported_here("output 1 (mean): the simplified form computes no mean");
+  const int64_t rows = x.numel() / h;
+  return dispatch_float(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using U = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const DType stat = std::is_same_v<U, double> ? DType::kFloat64 : DType::kFloat32;
+    const T* px = x.data<T>();
+    const T* ps = skip.data<T>();
+    const T* pbias = bias ? bias->data<T>() : nullptr;
+    // input + skip, then + bias, each rounded to T as separate additions would be.
+    Tensor sum_tensor(x.dtype(), x.shape());
+    T* sum = ctx.output_wanted(3) ? ctx.output(3, x.dtype(), x.shape()).template data<T>()
+                                  : sum_tensor.data<T>();
+    const int64_t skip_n = skip.numel();
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      T v = from_compute<T>(to_compute(px[i]) + to_compute(ps[i % skip_n]));
+      if (pbias) v = from_compute<T>(to_compute(v) + to_compute(pbias[i % h]));
+      sum[i] = v;
+    }
+    U* mean = !rms && ctx.output_wanted(1)
+                  ? ctx.output(1, stat, stats_shape(x.shape())).template data<U>()
+                  : nullptr;
+    U* inv = ctx.output_wanted(2) ? ctx.output(2, stat, stats_shape(x.shape())).template data<U>()
+                                  : nullptr;
+    T* y = ctx.output(0, x.dtype(), x.shape()).template data<T>();
+    normalize_rows<T, U>(
+        ctx, rows, h, rms, [&](int64_t r, int64_t i) { return to_compute(sum[r * h + i]); },
+        ctx.input(2).data<T>(), beta ? beta->data<T>() : nullptr, y, mean, inv);
+    return Status::Ok();
+  });
+}
+
+Status skip_layer_norm(KernelContext& ctx) { return skip_norm(ctx, false); }
+Status skip_simplified_layer_norm(KernelContext& ctx) { return skip_norm(ctx, true); }
+
+// SimplifiedLayerNormalization: RMS normalization over [axis, rank) with a scale of that size.
+Status simplified_layer_norm(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  IG_ASSIGN_OR_RETURN(int axis, normalize_axis(ctx, ctx.node.attr_int("axis", -1), x.rank()));
+  const int64_t h = shape_numel(Shape(x.shape().begin() + axis, x.shape().end()));
+  IG_RETURN_IF_ERROR(expect_per_hidden(ctx, ctx.input(1), "scale", x.dtype(), h));
+  const int64_t rows = h > 0 ? x.numel() / h : 0;
+  Shape stat_shape = x.shape();
+  for (size_t d = static_cast<size_t>(axis); d < stat_shape.size(); ++d) stat_shape[d] = 1;
+  return dispatch_float(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using U = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const DType stat = std::is_same_v<U, double> ? DType::kFloat64 : DType::kFloat32;
+    const T* px = x.data<T>();
+    U* inv = ctx.output_wanted(1) ? ctx.output(1, stat, stat_shape).template data<U>() : nullptr;
+    T* y = ctx.output(0, x.dtype(), x.shape()).template data<T>();
+    normalize_rows<T, U>(
+        ctx, rows, h, true, [&](int64_t r, int64_t i) { return to_compute(px[r * h + i]); },
+        ctx.input(1).data<T>(), nullptr, y, static_cast<U*>(nullptr), inv);
+    return Status::Ok();
+  });
+}
+
+IG_REGISTER_KERNEL("com.microsoft", "SkipLayerNormalization", 1, kMaxOpset, skip_layer_norm);
+IG_REGISTER_KERNEL("com.microsoft", "SkipSimplifiedLayerNormalization", 1, kMaxOpset,
+                   skip_simplified_layer_norm);
+IG_REGISTER_KERNEL("", "SimplifiedLayerNormalization", 1, kMaxOpset, simplified_layer_norm);
+
+}  // namespace
+}  // namespace ig
