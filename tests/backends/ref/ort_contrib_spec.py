@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ONNX Runtime's contrib operators on ref against numpy transcriptions of their schemas (below):
 SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization, BiasGelu,
-FastGelu, QuickGelu and MatMulNBits (4 and 8 bits, packed and float zero points, bias). ref must
+FastGelu, QuickGelu, MatMulNBits (4 and 8 bits, packed and float zero points, bias) and
+MultiHeadAttention (self and cross, bias, key padding masks, attention bias, past and causal). ref must
 be within 4 ulp-sized steps (2^-22 of the output's largest magnitude) of the transcription, the
 fp64 oracle within 2^-40 of it (of its float64 form: the skip sums not rounded to float32), and
 ONNX Runtime 1.31, where it runs the operator, within 2^-16 (MatMulNBits' float zero points are
@@ -127,16 +128,100 @@ for bits, block, zp_kind in ((4, 16, "packed"), (4, 32, "none"), (8, 16, "float"
                          block_size=block),
         inits, ("nbits", deq))
 
+
+
+def mha(q, k, v, n, bias=None, kpm=None, attn_bias=None, past=None, causal=False,
+        filt=-10000.0):
+    b, s_len, d = q.shape
+    dv = v.shape[2]
+    if bias is not None:  # float32 adds, as ORT's unfused graph
+        q, k, v = q + bias[:d], k + bias[d:2 * d], v + bias[2 * d:]
+    h, hv = d // n, dv // n
+    heads = lambda t, w: t.astype(np.float64).reshape(b, t.shape[1], n, w).transpose(0, 2, 1, 3)
+    qh, kh, vh = heads(q, h), heads(k, h), heads(v, hv)
+    p_len = 0
+    if past is not None:
+        p_len = past[0].shape[2]
+        kh = np.concatenate([past[0], kh], axis=2)
+        vh = np.concatenate([past[1], vh], axis=2)
+    total = kh.shape[2]
+    scores = qh @ kh.transpose(0, 1, 3, 2) / math.sqrt(h)
+    if attn_bias is not None:
+        scores = scores + attn_bias
+    masked = np.zeros((b, 1, s_len, total), bool)
+    if kpm is not None:
+        keep = (np.arange(total)[None, :] < kpm[:, None]) if kpm.ndim == 1 else kpm != 0
+        masked |= ~keep[:, None, None, :]
+    if causal:
+        masked |= np.arange(total)[None, None, None, :] > p_len + np.arange(s_len)[None, None, :, None]
+    scores = scores + np.where(masked, filt, 0.0)
+    scores = np.exp(scores - scores.max(-1, keepdims=True))
+    probs = scores / scores.sum(-1, keepdims=True)
+    return (probs @ vh).transpose(0, 2, 1, 3).reshape(b, s_len, dv)
+
+
+Bq, N_HEADS = 2, 2
+for name, s_len, l_len, dv, opts in (
+        ("mha_self_bias", 4, 4, 8, dict(bias=True)),
+        ("mha_cross_padding", 3, 5, 12, dict(kpm2=True)),
+        ("mha_past_causal_bias", 2, 2, 8, dict(past=3, causal=True, attn_bias=True, kpm1=True)),
+        ("mha_past_lengths", 2, 2, 8, dict(past=3, kpm1=True))):
+    d = 8
+    q = rng.normal(size=(Bq, s_len, d)).astype(f32)
+    k = rng.normal(size=(Bq, l_len, d)).astype(f32)
+    v = rng.normal(size=(Bq, l_len, dv)).astype(f32)
+    inits = dict(k=k, v=v)
+    ins = ["x", "k", "v", "", "", "", "", ""]
+    kw = {}
+    total = l_len + opts.get("past", 0)
+    if opts.get("bias"):
+        inits["bias"] = rng.normal(size=2 * d + dv).astype(f32) * f32(0.1)
+        ins[3] = "bias"
+        kw["bias"] = inits["bias"]
+    if opts.get("kpm2"):
+        inits["kpm"] = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], np.int32)
+        ins[4] = "kpm"
+        kw["kpm"] = inits["kpm"]
+    if opts.get("kpm1"):
+        inits["kpm"] = np.array([total, total - 1], np.int32)
+        ins[4] = "kpm"
+        kw["kpm"] = inits["kpm"]
+    if opts.get("attn_bias"):
+        inits["ab"] = rng.normal(size=(1, N_HEADS, s_len, total)).astype(f32)
+        ins[5] = "ab"
+        kw["attn_bias"] = inits["ab"]
+    if opts.get("past"):
+        inits["pk"] = rng.normal(size=(Bq, N_HEADS, opts["past"], d // N_HEADS)).astype(f32)
+        inits["pv"] = rng.normal(size=(Bq, N_HEADS, opts["past"], dv // N_HEADS)).astype(f32)
+        ins[6], ins[7] = "pk", "pv"
+        kw["past"] = (inits["pk"].astype(np.float64), inits["pv"].astype(np.float64))
+    while ins and ins[-1] == "":
+        ins.pop()
+    # With a past, the model asks for present_key/present_value, as decoders do: ORT 1.31's CPU
+    # kernel without them gives other outputs on each run of one session (not a defined result).
+    outs = ["y", "present_k", "present_v"] if opts.get("past") else ["y"]
+    node = helper.make_node("MultiHeadAttention", ins, outs, domain="com.microsoft",
+                            num_heads=N_HEADS, unidirectional=int(opts.get("causal", False)))
+    cases[name] = (node, inits, ("mha", q, lambda q=q, k=k, v=v, kw=kw, c=opts.get("causal", False):
+                                 mha(q, k, v, N_HEADS, causal=c, **kw)))
+    if "bias" in kw:  # the oracle adds the bias in float64
+        f64 = dict(kw, bias=kw["bias"].astype(np.float64))
+        exact[name] = mha(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64),
+                          N_HEADS, causal=opts.get("causal", False), **f64)
+
 ok = True
 for name, (node, inits, want) in cases.items():
     xin = x
-    if isinstance(want, tuple):  # MatMulNBits: A [B, S, K]
+    if isinstance(want, tuple) and want[0] == "nbits":  # MatMulNBits: A [B, S, K]
         xin = rng.normal(size=(B, S, K)).astype(f32)
         want = xin.astype(np.float64) @ want[1].T + inits["nbias"]
+    elif isinstance(want, tuple):  # MultiHeadAttention: the query is the input
+        xin, want = want[1], want[2]()
     out_shape = list(want.shape)
     graph = helper.make_graph(
         [node], name, [helper.make_tensor_value_info("x", T.FLOAT, list(xin.shape))],
-        [helper.make_tensor_value_info("y", T.FLOAT, out_shape)],
+        [helper.make_tensor_value_info("y", T.FLOAT, out_shape)] +
+        [helper.make_tensor_value_info(o, T.FLOAT, ["B", "N", "T", "H"]) for o in node.output[1:]],
         [numpy_helper.from_array(v, k) for k, v in inits.items()])
     model = helper.make_model(graph, ir_version=8, opset_imports=[
         helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
