@@ -199,17 +199,17 @@ TEST(Emulator, BadKnobsAreErrorsListingTheValidOnes) {
   auto bad = make_backend(*parse_platform_spec("ref:conv=gemm"));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find(
-                "conv=gemm is not valid (valid: direct, fft, im2col, winograd2, winograd4)"),
+                "conv=gemm is not valid (valid: direct, fft, im2col, relo, winograd2, winograd4)"),
             std::string::npos)
       << bad.status().message();
   auto key = make_backend(*parse_platform_spec("ref:simd=8"));
   ASSERT_FALSE(key.ok());
-  EXPECT_NE(
-      key.status().message().find("unknown key 'simd' (valid: acc, accdtype, bn, conv, dtype, fma, "
-                                  "ftz, madd, math, mma, mma-acc, mma-accfmt, mma-bits, mma-in, "
-                                  "mma-k, mma-out, mma-sub, nan, qdq, qround, requant, split, "
-                                  "wbits)"),
-      std::string::npos)
+  EXPECT_NE(key.status().message().find(
+                "unknown key 'simd' (valid: acc, accdtype, bn, conv, dtype, fma, "
+                "ftz, madd, math, mma, mma-acc, mma-accfmt, mma-bits, mma-in, "
+                "mma-k, mma-out, mma-pad, mma-sub, nan, qdq, qround, requant, split, "
+                "wbits)"),
+            std::string::npos)
       << key.status().message();
 }
 

@@ -2,7 +2,9 @@
 """ONNX Runtime's contrib operators on ref against numpy transcriptions of their schemas (below):
 SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization, BiasGelu,
 FastGelu, QuickGelu, MatMulNBits (4 and 8 bits, packed and float zero points, bias) and
-MultiHeadAttention (self and cross, bias, key padding masks, attention bias, past and causal). ref must
+MultiHeadAttention (self and cross, bias, key padding masks, attention bias, past and causal) and
+GroupQueryAttention (prompt and decoding with a past, rotary in halves and interleaved, packed
+QKV, softcap). ref must
 be within 4 ulp-sized steps (2^-22 of the output's largest magnitude) of the transcription, the
 fp64 oracle within 2^-40 of it (of its float64 form: the skip sums not rounded to float32), and
 ONNX Runtime 1.31, where it runs the operator, within 2^-16 (MatMulNBits' float zero points are
@@ -209,13 +211,88 @@ for name, s_len, l_len, dv, opts in (
         exact[name] = mha(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64),
                           N_HEADS, causal=opts.get("causal", False), **f64)
 
+
+
+def rotate(x, start, cos, sin, interleaved):
+    """x [B, heads, S, H] at positions start.. ; the first 2 * cos.shape[1] dims rotated."""
+    half = cos.shape[1]
+    pos = np.arange(start, start + x.shape[2])
+    c, s = cos[pos].astype(np.float64), sin[pos].astype(np.float64)
+    x = x.copy()
+    i1 = np.arange(0, 2 * half, 2) if interleaved else np.arange(half)
+    i2 = i1 + 1 if interleaved else i1 + half
+    x1, x2 = x[..., i1].copy(), x[..., i2].copy()
+    x[..., i1], x[..., i2] = c * x1 - s * x2, s * x1 + c * x2
+    return x
+
+
+def gqa(q, k, v, n, kn, past=None, rot=None, softcap=0.0):
+    b, s_len, _ = q.shape
+    h = k.shape[2] // kn
+    heads = lambda t, m: t.astype(np.float64).reshape(b, s_len, m, h).transpose(0, 2, 1, 3)
+    qh, kh, vh = heads(q, n), heads(k, kn), heads(v, kn)
+    p_len = past[0].shape[2] if past is not None else 0
+    if rot is not None:
+        qh, kh = rotate(qh, p_len, *rot), rotate(kh, p_len, *rot)
+    if past is not None:
+        kh = np.concatenate([past[0], kh], axis=2)
+        vh = np.concatenate([past[1], vh], axis=2)
+    kh, vh = np.repeat(kh, n // kn, axis=1), np.repeat(vh, n // kn, axis=1)
+    scores = qh @ kh.transpose(0, 1, 3, 2) / math.sqrt(h)
+    if softcap > 0:
+        scores = softcap * np.tanh(scores / softcap)
+    total = kh.shape[2]
+    causal = np.arange(total)[None, :] > p_len + np.arange(s_len)[:, None]
+    scores = np.where(causal, -np.inf, scores)
+    scores = np.exp(scores - scores.max(-1, keepdims=True))
+    return ((scores / scores.sum(-1, keepdims=True)) @ vh).transpose(0, 2, 1, 3).reshape(b, s_len, -1)
+
+
+GN, GKN, GH = 4, 2, 32  # ORT: head sizes in 16s, cos_cache widths in 8s
+for name, s_len, past_len, opts in (
+        ("gqa_prompt", 4, 0, {}),
+        ("gqa_decode_rotary", 1, 5, dict(rotary=8, interleaved=0)),
+        ("gqa_packed_interleaved_softcap", 3, 0, dict(rotary=16, interleaved=1, packed=True,
+                                                      softcap=5.0))):
+    q = rng.normal(size=(Bq, s_len, GN * GH)).astype(f32)
+    k = rng.normal(size=(Bq, s_len, GKN * GH)).astype(f32)
+    v = rng.normal(size=(Bq, s_len, GKN * GH)).astype(f32)
+    total = past_len + s_len
+    inits = dict(seqlens=np.full(Bq, total - 1, np.int32), total=np.array(total, np.int32))
+    ins = ["x", "k", "v", "", "", "seqlens", "total"]
+    kw = {}
+    xin = q
+    if opts.get("packed"):
+        xin = np.concatenate([q, k, v], axis=2)
+        ins[1] = ins[2] = ""
+    else:
+        inits.update(k=k, v=v)
+    if past_len:
+        inits["pk"] = rng.normal(size=(Bq, GKN, past_len, GH)).astype(f32)
+        inits["pv"] = rng.normal(size=(Bq, GKN, past_len, GH)).astype(f32)
+        ins[3], ins[4] = "pk", "pv"
+        kw["past"] = (inits["pk"].astype(np.float64), inits["pv"].astype(np.float64))
+    attrs = dict(num_heads=GN, kv_num_heads=GKN)
+    if opts.get("rotary"):
+        ang = rng.uniform(0, 3, (16, opts["rotary"]))
+        inits["cos"], inits["sin"] = np.cos(ang).astype(f32), np.sin(ang).astype(f32)
+        ins += ["cos", "sin"]
+        attrs.update(do_rotary=1, rotary_interleaved=opts["interleaved"])
+        kw["rot"] = (inits["cos"], inits["sin"], bool(opts["interleaved"]))
+    if opts.get("softcap"):
+        attrs["softcap"] = opts["softcap"]
+        kw["softcap"] = opts["softcap"]
+    node = helper.make_node("GroupQueryAttention", ins, ["y", "present_k", "present_v"],
+                            domain="com.microsoft", **attrs)
+    cases[name] = (node, inits, ("gqa", xin, lambda q=q, k=k, v=v, kw=kw: gqa(q, k, v, GN, GKN, **kw)))
+
 ok = True
 for name, (node, inits, want) in cases.items():
     xin = x
     if isinstance(want, tuple) and want[0] == "nbits":  # MatMulNBits: A [B, S, K]
         xin = rng.normal(size=(B, S, K)).astype(f32)
         want = xin.astype(np.float64) @ want[1].T + inits["nbias"]
-    elif isinstance(want, tuple):  # MultiHeadAttention: the query is the input
+    elif isinstance(want, tuple):  # attention: the query (packed or not) is the input
         xin, want = want[1], want[2]()
     out_shape = list(want.shape)
     graph = helper.make_graph(
