@@ -4,7 +4,8 @@ SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormali
 FastGelu, QuickGelu, MatMulNBits (4 and 8 bits, packed and float zero points, bias) and
 MultiHeadAttention (self and cross, bias, key padding masks, attention bias, past and causal) and
 GroupQueryAttention (prompt and decoding with a past, rotary in halves and interleaved, packed
-QKV, softcap). ref must
+QKV, softcap) and com.microsoft's RotaryEmbedding (position ids or an offset, heads from the cache's
+width, interleaved). ref must
 be within 4 ulp-sized steps (2^-22 of the output's largest magnitude) of the transcription, the
 fp64 oracle within 2^-40 of it (of its float64 form: the skip sums not rounded to float32), and
 ONNX Runtime 1.31, where it runs the operator, within 2^-16 (MatMulNBits' float zero points are
@@ -285,6 +286,43 @@ for name, s_len, past_len, opts in (
     node = helper.make_node("GroupQueryAttention", ins, ["y", "present_k", "present_v"],
                             domain="com.microsoft", **attrs)
     cases[name] = (node, inits, ("gqa", xin, lambda q=q, k=k, v=v, kw=kw: gqa(q, k, v, GN, GKN, **kw)))
+
+
+
+def rope_ms(x, pos, cos, sin, interleaved, n):
+    """x [B, S, N * H]; pos [B, S]; the first 2 * cos.shape[1] dims of each head rotated."""
+    b, s_len, hidden = x.shape
+    xh = x.astype(np.float64).reshape(b, s_len, n, hidden // n)
+    half = cos.shape[1]
+    c, s = cos[pos][:, :, None, :].astype(np.float64), sin[pos][:, :, None, :].astype(np.float64)
+    i1 = np.arange(0, 2 * half, 2) if interleaved else np.arange(half)
+    i2 = i1 + 1 if interleaved else i1 + half
+    x1, x2 = xh[..., i1].copy(), xh[..., i2].copy()
+    xh[..., i1], xh[..., i2] = c * x1 - s * x2, s * x1 + c * x2
+    return xh.reshape(b, s_len, hidden)
+
+
+RS, RH = 5, 16
+for name, heads_attr, offset, inter, half in (
+        ("ms_rope_positions", 2, False, 0, 8),
+        ("ms_rope_offset_interleaved", 2, True, 1, 8),
+        ("ms_rope_heads_from_cache", 0, False, 0, 8)):
+    xr = rng.normal(size=(Bq, RS, 2 * RH)).astype(f32)
+    ang = rng.uniform(0, 3, (32, half))
+    inits = dict(cos=np.cos(ang).astype(f32), sin=np.sin(ang).astype(f32))
+    if offset:
+        inits["pos"] = np.array([7], np.int64)
+        pos = np.tile(np.arange(7, 7 + RS), (Bq, 1))
+    else:
+        inits["pos"] = rng.integers(0, 32, (Bq, RS)).astype(np.int64)
+        pos = inits["pos"]
+    attrs = dict(interleaved=inter)
+    if heads_attr:
+        attrs["num_heads"] = heads_attr
+    node = helper.make_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"],
+                            domain="com.microsoft", **attrs)
+    cases[name] = (node, inits, ("rope", xr, lambda xr=xr, pos=pos, i=inits, inter=inter, hd=half:
+                                 rope_ms(xr, pos, i["cos"], i["sin"], inter, xr.shape[2] // (2 * hd))))
 
 ok = True
 for name, (node, inits, want) in cases.items():
