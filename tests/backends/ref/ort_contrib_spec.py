@@ -4,8 +4,9 @@ SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormali
 FastGelu, QuickGelu, MatMulNBits (4 and 8 bits, packed and float zero points, bias) and
 MultiHeadAttention (self and cross, bias, key padding masks, attention bias, past and causal) and
 GroupQueryAttention (prompt and decoding with a past, rotary in halves and interleaved, packed
-QKV, softcap) and com.microsoft's RotaryEmbedding (position ids or an offset, heads from the cache's
-width, interleaved). ref must
+QKV, softcap), com.microsoft's RotaryEmbedding (position ids or an offset, heads from the cache's
+width, interleaved) and com.microsoft's Attention (BERT with key lengths, GPT-2 with a past and a
+2-D mask, unequal value width). ref must
 be within 4 ulp-sized steps (2^-22 of the output's largest magnitude) of the transcription, the
 fp64 oracle within 2^-40 of it (of its float64 form: the skip sums not rounded to float32), and
 ONNX Runtime 1.31, where it runs the operator, within 2^-16 (MatMulNBits' float zero points are
@@ -324,6 +325,51 @@ for name, heads_attr, offset, inter, half in (
     cases[name] = (node, inits, ("rope", xr, lambda xr=xr, pos=pos, i=inits, inter=inter, hd=half:
                                  rope_ms(xr, pos, i["cos"], i["sin"], inter, xr.shape[2] // (2 * hd))))
 
+
+DIN = 12
+for name, sizes, opts in (
+        ("ms_attention_bert", (8, 8, 8), dict(lengths=True)),
+        ("ms_attention_gpt2_past", (8, 8, 8), dict(past=3, causal=True, mask2=True)),
+        ("ms_attention_value_width", (8, 8, 12), {})):
+    s_len = 4
+    xa = rng.normal(size=(Bq, s_len, DIN)).astype(f32)
+    wa = (rng.normal(size=(DIN, sum(sizes))) * 0.3).astype(f32)
+    ba = (rng.normal(size=sum(sizes)) * 0.1).astype(f32)
+    inits = dict(w=wa, bias=ba)
+    ins = ["x", "w", "bias"]
+    kw = {}
+    total = s_len + opts.get("past", 0)
+    if opts.get("lengths"):
+        inits["mask"] = np.array([s_len, s_len - 2], np.int32)
+        kw["kpm"] = inits["mask"]
+    if opts.get("mask2"):
+        inits["mask"] = np.ones((Bq, total), np.int32)
+        inits["mask"][1, :2] = 0
+        kw["kpm"] = inits["mask"]
+    ins.append("mask" if "mask" in inits else "")
+    if opts.get("past"):
+        h = sizes[0] // N_HEADS
+        inits["past"] = rng.normal(size=(2, Bq, N_HEADS, opts["past"], h)).astype(f32)
+        ins.append("past")
+        kw["past"] = (inits["past"][0].astype(np.float64), inits["past"][1].astype(np.float64))
+    while ins[-1] == "":
+        ins.pop()
+    attrs = dict(num_heads=N_HEADS, unidirectional=int(opts.get("causal", False)))
+    if sizes[2] != sizes[0]:
+        attrs["qkv_hidden_sizes"] = list(sizes)
+    outs = ["y", "present"] if opts.get("past") else ["y"]
+    node = helper.make_node("Attention", ins, outs, domain="com.microsoft", **attrs)
+
+    def ms_attention(xa=xa, wa=wa, ba=ba, sizes=sizes, kw=kw, causal=opts.get("causal", False),
+                     as32=True):
+        qkv = xa.astype(np.float64) @ wa + ba
+        if as32:
+            qkv = qkv.astype(f32)  # ref rounds Q, K and V to the inputs' type
+        q, k, v = np.split(qkv, [sizes[0], sizes[0] + sizes[1]], axis=2)
+        return mha(q, k, v, N_HEADS, causal=causal, **kw)
+    cases[name] = (node, inits, ("ms_attention", xa, ms_attention))
+    exact[name] = ms_attention(as32=False)
+
 ok = True
 for name, (node, inits, want) in cases.items():
     xin = x
@@ -336,7 +382,8 @@ for name, (node, inits, want) in cases.items():
     graph = helper.make_graph(
         [node], name, [helper.make_tensor_value_info("x", T.FLOAT, list(xin.shape))],
         [helper.make_tensor_value_info("y", T.FLOAT, out_shape)] +
-        [helper.make_tensor_value_info(o, T.FLOAT, ["B", "N", "T", "H"]) for o in node.output[1:]],
+        [helper.make_tensor_value_info(o, T.FLOAT, (["2"] if o == "present" else []) +
+                                       ["B", "N", "T", "H"]) for o in node.output[1:]],
         [numpy_helper.from_array(v, k) for k, v in inits.items()])
     model = helper.make_model(graph, ir_version=8, opset_imports=[
         helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])

@@ -1,4 +1,5 @@
-// MultiHeadAttention (com.microsoft), as ONNX Runtime's contrib schema defines it, in the form its
+// MultiHeadAttention and Attention (com.microsoft; Attention at the end of this file).
+// MultiHeadAttention, as ONNX Runtime's contrib schema defines it, in the form its
 // transformer optimizer writes for self- and cross-attention: query [B, S, D], key [B, L, D] and
 // value [B, L, Dv] (all 3-D and all given), an optional bias
 // [D + D + Dv] added to Q, K and V, past_key / past_value [B, N, P, H] prepended to K and V
@@ -7,6 +8,7 @@
 // of 1 keep / 0 mask; unidirectional: key j for query i iff j <= P + i) get mask_filter_value
 // (-10000 by default) added, not -inf, as ORT does. Refused per node: packed QKV or KV, 4-D key
 // and value, past_sequence_length and cache_indirection (the decoder-masked forms), output qk.
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -85,25 +87,42 @@ struct KeyMask {
   }
 };
 
+// What the attention reads, wherever it came from: Q [B, S, N * H], K [B, L, N * H] and V
+// [B, L, N * Hv] (plus bias [Dq + Dk + Dv], rounded to T after the add), past K/V [B, N, P, .].
 template <typename T>
-Status mha_typed(KernelContext& ctx, const MhaShape& s) {
+struct MhaOperands {
+  const T* q = nullptr;
+  const T* k = nullptr;
+  const T* v = nullptr;
+  const T* bias = nullptr;
+  const T* past_k = nullptr;
+  const T* past_v = nullptr;
+  const Tensor* key_mask = nullptr;
+  const Tensor* attn_bias = nullptr;
+};
+
+// Output 0 = softmax(Q K^T * scale + attention_bias + mask) V per head; pk / pv receive the
+// present key and value [B, N, P + L, .].
+template <typename T>
+Status attend(KernelContext& ctx, const MhaShape& s, const MhaOperands<T>& in, Tensor& pk,
+              Tensor& pv) {
   using C = compute_t<T>;
-  const Tensor& q = ctx.input(0);
+  const DType dtype = ctx.input(0).dtype();
   const int64_t H = s.head, HV = s.v_head, N = s.heads, T_ = s.total();
   const int64_t dq = N * H, dv = N * HV;
-  const T* bias = ctx.has_input(3) ? ctx.input(3).data<T>() : nullptr;
+  const T* bias = in.bias;
   // Q, K, V plus their bias, rounded to T as the separate Add ORT's unfused graph had.
   auto biased = [&](const T* p, int64_t at, int64_t bias_at) {
     return bias ? rounded_to<T>(to_compute(p[at]) + to_compute(bias[bias_at])) : to_compute(p[at]);
   };
-  // present_key / present_value [B, N, P + L, H].
-  Tensor pk(q.dtype(), {s.batch, N, T_, H}), pv(q.dtype(), {s.batch, N, T_, HV});
+  pk = Tensor(dtype, {s.batch, N, T_, H});
+  pv = Tensor(dtype, {s.batch, N, T_, HV});
   for (int io = 0; io < 2; ++io) {
     Tensor& present = io == 0 ? pk : pv;
     const int64_t dim = io == 0 ? H : HV, width = io == 0 ? dq : dv;
     const int64_t bias_base = io == 0 ? dq : 2 * dq;
-    const T* fresh = ctx.input(1 + io).data<T>();
-    const T* past = ctx.has_input(6 + io) ? ctx.input(6 + io).data<T>() : nullptr;
+    const T* fresh = io == 0 ? in.k : in.v;
+    const T* past = io == 0 ? in.past_k : in.past_v;
     T* out = present.data<T>();
     for (int64_t b = 0; b < s.batch; ++b)
       for (int64_t h = 0; h < N; ++h)
@@ -123,8 +142,8 @@ Status mha_typed(KernelContext& ctx, const MhaShape& s) {
   km.causal = ctx.node.attr_int("unidirectional", 0) != 0;
   km.total = T_;
   km.past = s.past;
-  if (ctx.has_input(4)) {
-    km.mask = &ctx.input(4);
+  if (in.key_mask) {
+    km.mask = in.key_mask;
     const Tensor& m = *km.mask;
     const bool lengths = m.rank() == 1 && m.dim(0) == s.batch;
     const bool keep = m.rank() == 2 && m.dim(0) == s.batch && m.dim(1) == T_;
@@ -132,18 +151,18 @@ Status mha_typed(KernelContext& ctx, const MhaShape& s) {
       return ctx.unsupported_here("key_padding_mask {} (int32 [B] or [B, {}] are followed)",
                                   m.describe(), T_);
   }
-  const Tensor* attn_bias = ctx.has_input(5) ? &ctx.input(5) : nullptr;
-  if (attn_bias && (attn_bias->rank() != 4 || attn_bias->dtype() != q.dtype() ||
+  const Tensor* attn_bias = in.attn_bias;
+  if (attn_bias && (attn_bias->rank() != 4 || attn_bias->dtype() != dtype ||
                     (attn_bias->dim(0) != 1 && attn_bias->dim(0) != s.batch) ||
                     (attn_bias->dim(1) != 1 && attn_bias->dim(1) != N) ||
                     attn_bias->dim(2) != s.q_len || attn_bias->dim(3) != T_))
     return ctx.fail("attention_bias {} must be [B or 1, N or 1, {}, {}]", attn_bias->describe(),
                     s.q_len, T_);
-  Tensor& y = ctx.output(0, q.dtype(), {s.batch, s.q_len, dv});
+  Tensor& y = ctx.output(0, dtype, {s.batch, s.q_len, dv});
   std::vector<C> qs(static_cast<size_t>(s.q_len * H)), kt(static_cast<size_t>(H * T_)),
       vv(static_cast<size_t>(T_ * HV)), scores(static_cast<size_t>(s.q_len * T_)),
       out(static_cast<size_t>(s.q_len * HV));
-  const T* pq = q.data<T>();
+  const T* pq = in.q;
   for (int64_t b = 0; b < s.batch; ++b) {
     for (int64_t h = 0; h < N; ++h) {
       for (int64_t i = 0; i < s.q_len; ++i)
@@ -187,8 +206,6 @@ Status mha_typed(KernelContext& ctx, const MhaShape& s) {
               from_compute<T>(out[static_cast<size_t>(i * HV + d)]);
     }
   }
-  if (ctx.output_wanted(1)) ctx.set_output(1, std::move(pk));
-  if (ctx.output_wanted(2)) ctx.set_output(2, std::move(pv));
   return Status::Ok();
 }
 
@@ -196,11 +213,107 @@ Status multi_head_attention(KernelContext& ctx) {
   IG_ASSIGN_OR_RETURN(const MhaShape s, mha_shape(ctx));
   return dispatch_float(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return mha_typed<T>(ctx, s);
+    auto data = [&](size_t i) { return ctx.has_input(i) ? ctx.input(i).data<T>() : nullptr; };
+    MhaOperands<T> in{data(0), data(1), data(2), data(3), data(6), data(7)};
+    in.key_mask = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    in.attn_bias = ctx.has_input(5) ? &ctx.input(5) : nullptr;
+    Tensor pk, pv;
+    IG_RETURN_IF_ERROR(attend<T>(ctx, s, in, pk, pv));
+    if (ctx.output_wanted(1)) ctx.set_output(1, std::move(pk));
+    if (ctx.output_wanted(2)) ctx.set_output(2, std::move(pv));
+    return Status::Ok();
+  });
+}
+
+// com.microsoft Attention, as ORT's optimizer fuses BERT and GPT-2 layers: Q, K, V = input x
+// weights + bias, split by qkv_hidden_sizes (equal thirds by default), then the attention above;
+// past is [2, B, N, P, H] and present [2, B, N, P + S, H]. Refused per node: rotary,
+// past_present_share_buffer, past_sequence_length, masks other than int32 [B] or [B, P + S].
+Expected<MhaShape> ms_attention_shape(KernelContext& ctx, std::array<int64_t, 3>& sizes) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& w = ctx.input(1);
+  if (x.rank() != 3 || w.rank() != 2 || w.dim(0) != x.dim(2) || w.dtype() != x.dtype())
+    return ctx.fail("input {} and weights {} must be [B, S, D] and [D, Dq + Dk + Dv]", x.describe(),
+                    w.describe());
+  const std::vector<int64_t> given = ctx.node.attr_ints("qkv_hidden_sizes");
+  if (!given.empty() && given.size() != 3)
+    return ctx.fail("qkv_hidden_sizes has {} values, not 3", given.size());
+  sizes = given.empty() ? std::array<int64_t, 3>{w.dim(1) / 3, w.dim(1) / 3, w.dim(1) / 3}
+                        : std::array<int64_t, 3>{given[0], given[1], given[2]};
+  MhaShape s;
+  s.heads = ctx.node.attr_int("num_heads", 0);
+  if (s.heads <= 0 || sizes[0] != sizes[1] || sizes[0] + sizes[1] + sizes[2] != w.dim(1) ||
+      sizes[0] % s.heads != 0 || sizes[2] % s.heads != 0)
+    return ctx.fail("num_heads {} and hidden sizes {}/{}/{} do not fit weights {}", s.heads,
+                    sizes[0], sizes[1], sizes[2], w.describe());
+  if (ctx.node.attr_int("do_rotary", 0) != 0) return ctx.unsupported_here("do_rotary");
+  if (ctx.node.attr_int("past_present_share_buffer", 0) != 0)
+    return ctx.unsupported_here("past_present_share_buffer");
+  if (ctx.has_input(6)) return ctx.unsupported_here("past_sequence_length");
+  s.batch = x.dim(0);
+  s.q_len = s.kv_new = x.dim(1);
+  s.head = sizes[0] / s.heads;
+  s.v_head = sizes[2] / s.heads;
+  if (ctx.has_input(2) && (ctx.input(2).dtype() != x.dtype() || ctx.input(2).numel() != w.dim(1)))
+    return ctx.fail("bias {} must hold {} values", ctx.input(2).describe(), w.dim(1));
+  if (ctx.has_input(4)) {
+    const Tensor& past = ctx.input(4);
+    if (past.rank() != 5 || past.dtype() != x.dtype() || past.dim(0) != 2 ||
+        past.dim(1) != s.batch || past.dim(2) != s.heads || past.dim(4) != s.head ||
+        s.head != s.v_head)
+      return ctx.fail("past {} must be [2, {}, {}, P, {}]", past.describe(), s.batch, s.heads,
+                      s.head);
+    s.past = past.dim(3);
+  }
+  return s;
+}
+
+Status ms_attention(KernelContext& ctx) {
+  std::array<int64_t, 3> sizes{};
+  IG_ASSIGN_OR_RETURN(const MhaShape s, ms_attention_shape(ctx, sizes));
+  return dispatch_float(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    const Tensor& x = ctx.input(0);
+    const int64_t rows = s.batch * s.q_len, width = sizes[0] + sizes[1] + sizes[2];
+    const ComputeView<T> vx(x.data<T>(), x.numel()),
+        vw(ctx.input(1).data<T>(), ctx.input(1).numel());
+    std::vector<C> qkv(static_cast<size_t>(rows * width));
+    float_gemm<C>(ctx.numerics, rows, width, x.dim(2), vx.data(), x.dim(2), 1, vw.data(), width,
+                  qkv.data(), width);
+    const T* bias = ctx.has_input(2) ? ctx.input(2).data<T>() : nullptr;
+    std::array<std::vector<T>, 3> parts;
+    int64_t first = 0;
+    for (size_t p = 0; p < 3; ++p) {
+      parts[p].resize(static_cast<size_t>(rows * sizes[p]));
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < sizes[p]; ++c) {
+          C v = qkv[static_cast<size_t>(r * width + first + c)];
+          if (bias) v += to_compute(bias[first + c]);
+          parts[p][static_cast<size_t>(r * sizes[p] + c)] = from_compute<T>(v);
+        }
+      first += sizes[p];
+    }
+    MhaOperands<T> in{parts[0].data(), parts[1].data(), parts[2].data()};
+    if (ctx.has_input(4)) {
+      in.past_k = ctx.input(4).data<T>();
+      in.past_v = in.past_k + ctx.input(4).numel() / 2;
+    }
+    in.key_mask = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    in.attn_bias = ctx.has_input(5) ? &ctx.input(5) : nullptr;
+    Tensor pk, pv;
+    IG_RETURN_IF_ERROR(attend<T>(ctx, s, in, pk, pv));
+    if (ctx.output_wanted(1)) {
+      Tensor& present = ctx.output(1, x.dtype(), {2, s.batch, s.heads, s.total(), s.head});
+      std::copy_n(pk.data<T>(), pk.numel(), present.data<T>());
+      std::copy_n(pv.data<T>(), pv.numel(), present.data<T>() + pk.numel());
+    }
+    return Status::Ok();
   });
 }
 
 IG_REGISTER_KERNEL("com.microsoft", "MultiHeadAttention", 1, kMaxOpset, multi_head_attention);
+IG_REGISTER_KERNEL("com.microsoft", "Attention", 1, kMaxOpset, ms_attention);
 
 }  // namespace
 }  // namespace ig
