@@ -5,8 +5,8 @@ FastGelu, QuickGelu, MatMulNBits (4 and 8 bits, packed and float zero points, bi
 MultiHeadAttention (self and cross, bias, key padding masks, attention bias, past and causal) and
 GroupQueryAttention (prompt and decoding with a past, rotary in halves and interleaved, packed
 QKV, softcap), com.microsoft's RotaryEmbedding (position ids or an offset, heads from the cache's
-width, interleaved) and com.microsoft's Attention (BERT with key lengths, GPT-2 with a past and a
-2-D mask, unequal value width). ref must
+width, interleaved), com.microsoft's Attention (BERT with key lengths, GPT-2 with a past and a
+2-D mask, unequal value width) and EmbedLayerNormalization (with and without segments). ref must
 be within 4 ulp-sized steps (2^-22 of the output's largest magnitude) of the transcription, the
 fp64 oracle within 2^-40 of it (of its float64 form: the skip sums not rounded to float32), and
 ONNX Runtime 1.31, where it runs the operator, within 2^-16 (MatMulNBits' float zero points are
@@ -370,6 +370,30 @@ for name, sizes, opts in (
     cases[name] = (node, inits, ("ms_attention", xa, ms_attention))
     exact[name] = ms_attention(as32=False)
 
+
+VOCAB, EH = 30, 16
+for name, with_segment in (("embed_layer_norm_segments", True), ("embed_layer_norm_words", False)):
+    ids = rng.integers(0, VOCAB, (Bq, 5)).astype(np.int32)
+    inits = dict(word=rng.normal(size=(VOCAB, EH)).astype(f32),
+                 pos=rng.normal(size=(8, EH)).astype(f32),
+                 gamma=rng.uniform(0.5, 1.5, EH).astype(f32), beta=rng.normal(size=EH).astype(f32))
+    ins = ["x", "", "word", "pos", "", "gamma", "beta"]
+    emb32 = inits["word"][ids] + inits["pos"][np.arange(5)]
+    emb64 = inits["word"][ids].astype(np.float64) + inits["pos"][np.arange(5)]
+    if with_segment:
+        inits["seg_ids"] = rng.integers(0, 2, (Bq, 5)).astype(np.int32)
+        inits["seg"] = rng.normal(size=(2, EH)).astype(f32)
+        inits["mask"] = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], np.int32)
+        ins[1], ins[4] = "seg_ids", "seg"
+        ins.append("mask")
+        emb32 = emb32 + inits["seg"][inits["seg_ids"]]
+        emb64 = emb64 + inits["seg"][inits["seg_ids"]]
+    node = helper.make_node("EmbedLayerNormalization", ins, ["y", "mask_index"],
+                            domain="com.microsoft", epsilon=1e-5)
+    cases[name] = (node, inits, ("ids", ids, lambda e=emb32, i=inits: layer_norm(
+        e, i["gamma"], i["beta"], 1e-5)))
+    exact[name] = layer_norm(emb64, inits["gamma"], inits["beta"], 1e-5)
+
 ok = True
 for name, (node, inits, want) in cases.items():
     xin = x
@@ -380,9 +404,11 @@ for name, (node, inits, want) in cases.items():
         xin, want = want[1], want[2]()
     out_shape = list(want.shape)
     graph = helper.make_graph(
-        [node], name, [helper.make_tensor_value_info("x", T.FLOAT, list(xin.shape))],
+        [node], name, [helper.make_tensor_value_info(
+            "x", T.INT32 if xin.dtype == np.int32 else T.FLOAT, list(xin.shape))],
         [helper.make_tensor_value_info("y", T.FLOAT, out_shape)] +
-        [helper.make_tensor_value_info(o, T.FLOAT, (["2"] if o == "present" else []) +
+        [helper.make_tensor_value_info(o, T.INT32, ["B"]) if o == "mask_index" else
+         helper.make_tensor_value_info(o, T.FLOAT, (["2"] if o == "present" else []) +
                                        ["B", "N", "T", "H"]) for o in node.output[1:]],
         [numpy_helper.from_array(v, k) for k, v in inits.items()])
     model = helper.make_model(graph, ir_version=8, opset_imports=[
@@ -415,6 +441,14 @@ for name, (node, inits, want) in cases.items():
         got = np.load(f"out_{name}/{spec.replace(':', '_').replace(',', '_')}/y.npy")
         ref_y = exact.get(name, want) if spec.startswith("ref:acc=exact") else want
         err = np.abs(got.astype(np.float64) - ref_y).max() / scale_y
+        folder = f"out_{name}/{spec.replace(':', '_').replace(',', '_')}"
+        for o in node.output[1:]:  # integer outputs (mask_index) must equal the transcription's
+            got_o = np.load(f"{folder}/{o}.npy")
+            if got_o.dtype == np.int32 and "mask" in inits:
+                want_o = inits["mask"].sum(axis=1)
+                if not np.array_equal(got_o, want_o):
+                    print(f"{name}: {spec}: {o} {got_o.tolist()} != {want_o.tolist()}")
+                    err = float("inf")
         verdict = "ok" if err <= bound else f"OFF (bound {bound:.3g})"
         print(f"{name}: {spec}: largest error {err:.3g} of the largest output: {verdict}")
         ok &= err <= bound

@@ -5,7 +5,10 @@
 //  - SkipSimplifiedLayerNormalization (com.microsoft): the same S, then RMS normalization with
 //    gamma;
 //  - SimplifiedLayerNormalization (ORT registers it in the ONNX domain, since 1): RMS
-//    normalization of X over [axis, rank) with scale.
+//    normalization of X over [axis, rank) with scale;
+//  - EmbedLayerNormalization (com.microsoft, BERT's embeddings): word[input_ids] +
+//    position[position_ids] (+ segment[segment_ids]), LayerNormalization with gamma and beta;
+//    mask_index is each batch's count of mask ones (0 without a mask), embedding_sum the sum.
 // Statistics in float (double for double tensors); outputs: Y, mean (LayerNormalization only),
 // inv_std_var, and for the skip forms S itself (input_skip_bias_sum).
 #include "backends/ref/nn_util.h"
@@ -134,7 +137,94 @@ Status simplified_layer_norm(KernelContext& ctx) {
   });
 }
 
+// The row of `table` [rows, h] an index tensor names at element i, or an error naming it.
+Expected<int64_t> table_row(const KernelContext& ctx, const Tensor& ids, int64_t i,
+                            const Tensor& table, const char* what) {
+  const int64_t r = ids.as_int64(i);
+  if (r < 0 || r >= table.dim(0))
+    return ctx.fail("{}[{}] = {} is outside the {} rows of its table", what, i, r, table.dim(0));
+  return r;
+}
+
+Status embed_layer_norm(KernelContext& ctx) {
+  const Tensor& ids = ctx.input(0);
+  const Tensor* segment_ids = ctx.has_input(1) ? &ctx.input(1) : nullptr;
+  const Tensor& word = ctx.input(2);
+  const Tensor& position = ctx.input(3);
+  const Tensor* segment = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+  const Tensor* mask = ctx.has_input(7) ? &ctx.input(7) : nullptr;
+  const Tensor* position_ids = ctx.has_input(8) ? &ctx.input(8) : nullptr;
+  if (ids.rank() != 2 || !is_integer(ids.dtype()))
+    return ctx.fail("input_ids {} must be integer [batch, sequence]", ids.describe());
+  const int64_t batch = ids.dim(0), seq = ids.dim(1);
+  if (word.rank() != 2) return ctx.fail("word_embedding {} must be 2-D", word.describe());
+  const int64_t h = word.dim(1);
+  for (const Tensor* t : {&position, segment}) {
+    if (t && (t->rank() != 2 || t->dim(1) != h || t->dtype() != word.dtype()))
+      return ctx.fail("embedding {} must be {} [rows, {}]", t->describe(), dtype_name(word.dtype()),
+                      h);
+  }
+  if ((segment_ids == nullptr) != (segment == nullptr))
+    return ctx.fail("segment_ids and segment_embedding come together");
+  for (const Tensor* t : {segment_ids, mask}) {
+    if (t && t->shape() != ids.shape())
+      return ctx.fail("{} must have the shape of input_ids {}", t->describe(), ids.describe());
+  }
+  if (position_ids && position_ids->numel() != seq && position_ids->numel() != batch * seq)
+    return ctx.fail("position_ids {} must be [1, {}] or [{}, {}]", position_ids->describe(), seq,
+                    batch, seq);
+  IG_RETURN_IF_ERROR(expect_per_hidden(ctx, ctx.input(5), "gamma", word.dtype(), h));
+  IG_RETURN_IF_ERROR(expect_per_hidden(ctx, ctx.input(6), "beta", word.dtype(), h));
+  if (ctx.output_wanted(1)) {
+    int32_t* mask_index = ctx.output(1, DType::kInt32, {batch}).template data<int32_t>();
+    for (int64_t b = 0; b < batch; ++b) {
+      int32_t n = 0;
+      for (int64_t s = 0; mask && s < seq; ++s) n += mask->as_int64(b * seq + s) != 0 ? 1 : 0;
+      mask_index[b] = n;
+    }
+  }
+  return dispatch_float(word.dtype(), [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    using U = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    // The embeddings' sum per token, rounded to T as each addition would be.
+    Tensor sum_tensor(word.dtype(), {batch, seq, h});
+    T* sum = ctx.output_wanted(2) ? ctx.output(2, word.dtype(), {batch, seq, h}).template data<T>()
+                                  : sum_tensor.data<T>();
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t s = 0; s < seq; ++s) {
+        const int64_t i = b * seq + s;
+        IG_ASSIGN_OR_RETURN(const int64_t w, table_row(ctx, ids, i, word, "input_ids"));
+        int64_t p = s;
+        if (position_ids) {
+          const int64_t at = position_ids->numel() == seq ? s : i;
+          IG_ASSIGN_OR_RETURN(p, table_row(ctx, *position_ids, at, position, "position_ids"));
+        } else if (s >= position.dim(0)) {
+          return ctx.fail("token {} has no row in position_embedding {}", s, position.describe());
+        }
+        int64_t g = 0;
+        if (segment) {
+          IG_ASSIGN_OR_RETURN(g, table_row(ctx, *segment_ids, i, *segment, "segment_ids"));
+        }
+        for (int64_t d = 0; d < h; ++d) {
+          T v = from_compute<T>(to_compute(word.data<T>()[w * h + d]) +
+                                to_compute(position.data<T>()[p * h + d]));
+          if (segment)
+            v = from_compute<T>(to_compute(v) + to_compute(segment->data<T>()[g * h + d]));
+          sum[i * h + d] = v;
+        }
+      }
+    }
+    T* y = ctx.output(0, word.dtype(), {batch, seq, h}).template data<T>();
+    normalize_rows<T, U>(
+        ctx, batch * seq, h, false,
+        [&](int64_t r, int64_t d) { return to_compute(sum[r * h + d]); }, ctx.input(5).data<T>(),
+        ctx.input(6).data<T>(), y, static_cast<U*>(nullptr), static_cast<U*>(nullptr));
+    return Status::Ok();
+  });
+}
+
 IG_REGISTER_KERNEL("com.microsoft", "SkipLayerNormalization", 1, kMaxOpset, skip_layer_norm);
+IG_REGISTER_KERNEL("com.microsoft", "EmbedLayerNormalization", 1, kMaxOpset, embed_layer_norm);
 IG_REGISTER_KERNEL("com.microsoft", "SkipSimplifiedLayerNormalization", 1, kMaxOpset,
                    skip_simplified_layer_norm);
 IG_REGISTER_KERNEL("", "SimplifiedLayerNormalization", 1, kMaxOpset, simplified_layer_norm);
