@@ -1,0 +1,70 @@
+// GatherBlockQuantized (com.microsoft), as ONNX Runtime's contrib schema defines it for the
+// quantized embedding tables its GenAI builder writes: data is uint8 [rows, bytes], each byte one
+// 8-bit code or two 4-bit codes (low nibble first), quantized in blocks of block_size along the
+// last axis; scales [rows, ceil(columns / block_size)]; zero points (optional) uint8, packed like
+// data, else 2^(bits - 1). Output = (code - zero point) * scale of the rows `indices` names:
+// indices.shape + [columns], in the scales' type. Refused per node: int4/uint4 data types, gather
+// or quantize axes other than the first and the last of 2-D data.
+#include "backends/ref/nn_util.h"
+
+namespace ig {
+namespace {
+
+Status gather_block_quantized(KernelContext& ctx) {
+  const Tensor& data = ctx.input(0);
+  const Tensor& indices = ctx.input(1);
+  const Tensor& scales = ctx.input(2);
+  const Tensor* zp = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+  const int64_t bits = ctx.node.attr_int("bits", 4);
+  const int64_t block = ctx.node.attr_int("block_size", 128);
+  if (data.dtype() != DType::kUInt8 || data.rank() != 2)
+    return ctx.unsupported_here("data {} (uint8 [rows, bytes] is followed)", data.describe());
+  if (ctx.node.attr_int("gather_axis", 0) != 0 ||
+      (ctx.node.attr_int("quantize_axis", 1) != 1 && ctx.node.attr_int("quantize_axis", 1) != -1))
+    return ctx.unsupported_here("gather_axis or quantize_axis other than 0 and the last");
+  if (bits != 4 && bits != 8) return ctx.fail("bits {} is not 4 or 8", bits);
+  if (block < 16 || (block & (block - 1)) != 0)
+    return ctx.fail("block_size {} is not a power of 2 of at least 16", block);
+  if (!is_integer(indices.dtype()))
+    return ctx.fail("indices {} must be integers", indices.describe());
+  const int64_t rows = data.dim(0), per_byte = 8 / bits, cols = data.dim(1) * per_byte;
+  const int64_t blocks = (cols + block - 1) / block;
+  if (!is_float(scales.dtype()) || scales.numel() != rows * blocks)
+    return ctx.fail("scales {} must be floating [{}, {}]", scales.describe(), rows, blocks);
+  const int64_t zp_row = (blocks + per_byte - 1) / per_byte;
+  if (zp && (zp->dtype() != DType::kUInt8 || zp->numel() != rows * zp_row))
+    return ctx.fail("zero_points {} must be uint8 packed like data: [{}, {}]", zp->describe(), rows,
+                    zp_row);
+  const uint8_t* pd = data.data<uint8_t>();
+  auto code = [&](const uint8_t* row, int64_t c) -> int64_t {
+    return bits == 8 ? row[c] : (row[c / 2] >> (4 * (c % 2))) & 0xF;
+  };
+  Shape out_shape = indices.shape();
+  out_shape.push_back(cols);
+  return dispatch_float(scales.dtype(), [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    const T* ps = scales.data<T>();
+    T* py = ctx.output(0, scales.dtype(), out_shape).template data<T>();
+    for (int64_t i = 0; i < indices.numel(); ++i) {
+      int64_t r = indices.as_int64(i);
+      if (r < 0) r += rows;
+      if (r < 0 || r >= rows)
+        return ctx.fail("indices[{}] = {} is outside the {} rows of data", i, indices.as_int64(i),
+                        rows);
+      for (int64_t c = 0; c < cols; ++c) {
+        const int64_t blk = c / block;
+        const int64_t zero =
+            zp ? code(zp->data<uint8_t>() + r * zp_row, blk) : int64_t{1} << (bits - 1);
+        py[i * cols + c] = from_compute<T>(static_cast<C>(code(pd + r * data.dim(1), c) - zero) *
+                                           to_compute(ps[r * blocks + blk]));
+      }
+    }
+    return Status::Ok();
+  });
+}
+
+IG_REGISTER_KERNEL("com.microsoft", "GatherBlockQuantized", 1, kMaxOpset, gather_block_quantized);
+
+}  // namespace
+}  // namespace ig
