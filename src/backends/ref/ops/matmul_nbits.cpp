@@ -5,7 +5,8 @@
 // bytes; 2^(bits - 1) when absent) or values of the scales' type. W = (code - zero_point) * scale,
 // in the compute type, then the product follows the platform's numerics like MatMul.
 // accuracy_level asks ONNX Runtime for a faster, less exact computation (4: A quantized to int8);
-// ref computes the operator's definition whatever it says. g_idx (deprecated) is refused.
+// ref computes the operator's definition whatever it says. g_idx (int32 [K], deprecated: act-order
+// models) names each k's block instead of k / block_size.
 #include "backends/ref/nn_util.h"
 #include "backends/ref/numerics/float_gemm.h"
 
@@ -75,7 +76,14 @@ Status matmul_nbits(KernelContext& ctx) {
     return ctx.fail("zero_points {} must be uint8 (packed) or {} with N * k_blocks values",
                     zp->describe(), dtype_name(a.dtype()));
   }
-  if (ctx.has_input(4)) return ctx.unsupported_here("g_idx (deprecated act-order) input");
+  const Tensor* g_idx = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+  if (g_idx && (g_idx->dtype() != DType::kInt32 || g_idx->numel() != s.k))
+    return ctx.fail("g_idx {} must be int32 [K = {}]", g_idx->describe(), s.k);
+  for (int64_t k = 0; g_idx && k < s.k; ++k) {
+    const int32_t blk = g_idx->data<int32_t>()[k];
+    if (blk < 0 || blk >= s.k_blocks)
+      return ctx.fail("g_idx[{}] = {} is not one of the {} blocks", k, blk, s.k_blocks);
+  }
   const Tensor* bias = ctx.has_input(5) ? &ctx.input(5) : nullptr;
   if (bias && (bias->dtype() != a.dtype() || bias->numel() != s.n))
     return ctx.fail("bias {} must be {} with N = {} values", bias->describe(),
@@ -93,7 +101,7 @@ Status matmul_nbits(KernelContext& ctx) {
     std::vector<C> wt(static_cast<size_t>(s.k * s.n));
     for (int64_t n = 0; n < s.n; ++n) {
       for (int64_t k = 0; k < s.k; ++k) {
-        const int64_t blk = k / s.block;
+        const int64_t blk = g_idx ? g_idx->data<int32_t>()[k] : k / s.block;
         const C scale = to_compute(ps[n * s.k_blocks + blk]);
         const C zero = pz ? to_compute(pz[n * s.k_blocks + blk])
                           : static_cast<C>(codes.packed_zero_point(n, blk));
