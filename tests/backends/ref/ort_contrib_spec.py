@@ -8,8 +8,8 @@ QKV, softcap), com.microsoft's RotaryEmbedding (position ids or an offset, heads
 width, interleaved), com.microsoft's Attention (BERT with key lengths, GPT-2 with a past and a
 2-D mask, unequal value width), EmbedLayerNormalization (with and without segments) and
 GatherBlockQuantized (4 and 8 bits, with and without zero points). ref must
-be within 4 ulp-sized steps (2^-22 of the output's largest magnitude; MatMulNBits' 40-term sums
-2^-19) of the transcription, the
+be within 4 ulp-sized steps (2^-22 of the output's largest magnitude; 2^-19 for MatMulNBits'
+40-term sums and attention's 32-term scores) of the transcription, the
 fp64 oracle within 2^-40 of it (of its float64 form: the skip sums not rounded to float32), and
 ONNX Runtime 1.31, where it runs the operator, within 2^-16 (MatMulNBits' float zero points are
 refused by its CPU kernel at 8 bits).
@@ -155,7 +155,7 @@ for bits, block, zp_kind in ((4, 16, "packed"), (4, 32, "none"), (8, 16, "float"
 
 
 def mha(q, k, v, n, bias=None, kpm=None, attn_bias=None, past=None, causal=False,
-        filt=-10000.0):
+        filt=-10000.0, scale=0.0):
     b, s_len, d = q.shape
     dv = v.shape[2]
     if bias is not None:  # float32 adds, as ORT's unfused graph
@@ -169,7 +169,7 @@ def mha(q, k, v, n, bias=None, kpm=None, attn_bias=None, past=None, causal=False
         kh = np.concatenate([past[0], kh], axis=2)
         vh = np.concatenate([past[1], vh], axis=2)
     total = kh.shape[2]
-    scores = qh @ kh.transpose(0, 1, 3, 2) / math.sqrt(h)
+    scores = (qh @ kh.transpose(0, 1, 3, 2)) * (scale or 1 / math.sqrt(h))  # 0: the default
     if attn_bias is not None:
         scores = scores + attn_bias
     masked = np.zeros((b, 1, s_len, total), bool)
@@ -186,7 +186,8 @@ def mha(q, k, v, n, bias=None, kpm=None, attn_bias=None, past=None, causal=False
 
 Bq, N_HEADS = 2, 2
 for name, s_len, l_len, dv, opts in (
-        ("mha_self_bias", 4, 4, 8, dict(bias=True)),
+        ("mha_self_bias", 4, 4, 8, dict(bias=True, scale=0.0)),
+        ("mha_scaled", 4, 4, 8, dict(scale=0.3)),
         ("mha_cross_padding", 3, 5, 12, dict(kpm2=True)),
         ("mha_past_causal_bias", 2, 2, 8, dict(past=3, causal=True, attn_bias=True, kpm1=True)),
         ("mha_past_lengths", 2, 2, 8, dict(past=3, kpm1=True))):
@@ -224,8 +225,11 @@ for name, s_len, l_len, dv, opts in (
     # With a past, the model asks for present_key/present_value, as decoders do: ORT 1.31's CPU
     # kernel without them gives other outputs on each run of one session (not a defined result).
     outs = ["y", "present_k", "present_v"] if opts.get("past") else ["y"]
-    node = helper.make_node("MultiHeadAttention", ins, outs, domain="com.microsoft",
-                            num_heads=N_HEADS, unidirectional=int(opts.get("causal", False)))
+    mha_attrs = dict(num_heads=N_HEADS, unidirectional=int(opts.get("causal", False)))
+    if "scale" in opts:  # written as exporters write it; 0 asks for the default
+        mha_attrs["scale"] = opts["scale"]
+        kw["scale"] = float(np.float32(opts["scale"]))  # the attribute is a float32
+    node = helper.make_node("MultiHeadAttention", ins, outs, domain="com.microsoft", **mha_attrs)
     cases[name] = (node, inits, ("mha", q, lambda q=q, k=k, v=v, kw=kw, c=opts.get("causal", False):
                                  mha(q, k, v, N_HEADS, causal=c, **kw)))
     if "bias" in kw:  # the oracle adds the bias in float64
@@ -481,8 +485,10 @@ for name, (node, inits, want) in cases.items():
         ok = False
         continue
     scale_y = np.abs(want).max()
-    # MatMulNBits sums K = 40 float32 products: its rounding may reach K ulp of the terms.
-    ref_bound = 2.0 ** -19 if name.startswith("matmul") else 2.0 ** -22
+    # MatMulNBits sums K = 40 float32 products and attention H = 32 per score before a softmax
+    # and a weighted sum: their rounding may reach several ulp of the largest output.
+    ref_bound = 2.0 ** -19 if name.startswith(("matmul", "mha", "gqa", "ms_attention")) \
+        else 2.0 ** -22
     for spec, bound in (("ref", ref_bound), ("ref:acc=exact,dtype=fp64", 2.0 ** -40),
                         ("ort:version=1.31", 2.0 ** -16)):
         if spec not in runs:

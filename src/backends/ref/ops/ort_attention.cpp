@@ -134,9 +134,10 @@ Status attend(KernelContext& ctx, const MhaShape& s, const MhaOperands<T>& in, T
                                  biased(fresh, (b * s.kv_new + j - s.past) * width + h * dim + d,
                                         bias_base + h * dim + d));
   }
-  const C scale = ctx.node.has_attr("scale")
-                      ? static_cast<C>(ctx.node.attr_float("scale", 1.0f))
-                      : static_cast<C>(1.0 / std::sqrt(static_cast<double>(H)));
+  // scale 0 (or absent) means 1/sqrt(H), as ORT reads it.
+  const float scale_attr = ctx.node.attr_float("scale", 0.0f);
+  const C scale = scale_attr != 0.0f ? static_cast<C>(scale_attr)
+                                     : static_cast<C>(1.0 / std::sqrt(static_cast<double>(H)));
   const C filter = static_cast<C>(ctx.node.attr_float("mask_filter_value", -10000.0f));
   KeyMask km;
   km.causal = ctx.node.attr_int("unidirectional", 0) != 0;

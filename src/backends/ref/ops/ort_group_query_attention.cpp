@@ -156,9 +156,10 @@ Status gqa_typed(KernelContext& ctx, const GqaShape& s) {
       }
     }
   }
-  const C scale = ctx.node.has_attr("scale") && ctx.node.attr_float("scale", 0.0f) != 0.0f
-                      ? static_cast<C>(ctx.node.attr_float("scale", 1.0f))
-                      : static_cast<C>(1.0 / std::sqrt(static_cast<double>(H)));
+  // scale 0 (or absent) means 1/sqrt(H), as ORT reads it.
+  const float scale_attr = ctx.node.attr_float("scale", 0.0f);
+  const C scale = scale_attr != 0.0f ? static_cast<C>(scale_attr)
+                                     : static_cast<C>(1.0 / std::sqrt(static_cast<double>(H)));
   const C softcap = static_cast<C>(ctx.node.attr_float("softcap", 0.0f));
   Tensor& y = ctx.output(0, q.dtype(), {s.batch, s.len, N * H});
   std::vector<C> qs(static_cast<size_t>(s.len * H)), kt(static_cast<size_t>(H * L)),
