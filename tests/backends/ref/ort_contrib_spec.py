@@ -4,7 +4,7 @@ SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormali
 FastGelu, QuickGelu, MatMulNBits (4 and 8 bits, packed and float zero points, bias),
 MultiHeadAttention (self and cross, bias, key padding masks, attention bias, past and causal) and
 GroupQueryAttention (prompt and decoding with a past, rotary in halves and interleaved, packed
-QKV, softcap), com.microsoft's RotaryEmbedding (position ids or an offset, heads from the cache's
+QKV, softcap, sliding windows, smooth softmax, attention bias), com.microsoft's RotaryEmbedding (position ids or an offset, heads from the cache's
 width, interleaved), com.microsoft's Attention (BERT with key lengths, GPT-2 with a past and a
 2-D mask, unequal value width), EmbedLayerNormalization (with and without segments) and
 GatherBlockQuantized (4 and 8 bits, with and without zero points). ref must
@@ -252,7 +252,7 @@ def rotate(x, start, cos, sin, interleaved):
     return x
 
 
-def gqa(q, k, v, n, kn, past=None, rot=None, softcap=0.0):
+def gqa(q, k, v, n, kn, past=None, rot=None, softcap=0.0, window=-1, smooth=False, ab=None):
     b, s_len, _ = q.shape
     h = k.shape[2] // kn
     heads = lambda t, m: t.astype(np.float64).reshape(b, s_len, m, h).transpose(0, 2, 1, 3)
@@ -267,11 +267,20 @@ def gqa(q, k, v, n, kn, past=None, rot=None, softcap=0.0):
     scores = qh @ kh.transpose(0, 1, 3, 2) / math.sqrt(h)
     if softcap > 0:
         scores = softcap * np.tanh(scores / softcap)
+    if ab is not None:
+        scores = scores + ab
     total = kh.shape[2]
-    causal = np.arange(total)[None, :] > p_len + np.arange(s_len)[:, None]
-    scores = np.where(causal, -np.inf, scores)
-    scores = np.exp(scores - scores.max(-1, keepdims=True))
-    return ((scores / scores.sum(-1, keepdims=True)) @ vh).transpose(0, 2, 1, 3).reshape(b, s_len, -1)
+    pos = p_len + np.arange(s_len)[:, None]
+    masked = np.arange(total)[None, :] > pos
+    if window > 0:  # the last `window` keys: pos - window + 1 .. pos
+        masked |= np.arange(total)[None, :] <= pos - window
+    scores = np.where(masked, -np.inf, scores)
+    mx = scores.max(-1, keepdims=True)
+    if smooth:  # an extra logit of 0
+        mx = np.maximum(mx, 0)
+    e = np.exp(scores - mx)
+    den = e.sum(-1, keepdims=True) + (np.exp(-mx) if smooth else 0)
+    return ((e / den) @ vh).transpose(0, 2, 1, 3).reshape(b, s_len, -1)
 
 
 GN, GKN, GH = 4, 2, 32  # ORT: head sizes in 16s, cos_cache widths in 8s
@@ -279,7 +288,9 @@ for name, s_len, past_len, opts in (
         ("gqa_prompt", 4, 0, {}),
         ("gqa_decode_rotary", 1, 5, dict(rotary=8, interleaved=0)),
         ("gqa_packed_interleaved_softcap", 3, 0, dict(rotary=16, interleaved=1, packed=True,
-                                                      softcap=5.0))):
+                                                      softcap=5.0)),
+        ("gqa_window_smooth_bias", 6, 0, dict(window=2, smooth=True, ab=True)),
+        ("gqa_decode_window", 1, 6, dict(window=3))):
     q = rng.normal(size=(Bq, s_len, GN * GH)).astype(f32)
     k = rng.normal(size=(Bq, s_len, GKN * GH)).astype(f32)
     v = rng.normal(size=(Bq, s_len, GKN * GH)).astype(f32)
@@ -308,6 +319,15 @@ for name, s_len, past_len, opts in (
     if opts.get("softcap"):
         attrs["softcap"] = opts["softcap"]
         kw["softcap"] = opts["softcap"]
+    if opts.get("window"):
+        attrs["local_window_size"] = kw["window"] = opts["window"]
+    if opts.get("smooth"):
+        attrs["smooth_softmax"] = 1
+        kw["smooth"] = True
+    if opts.get("ab"):
+        inits["ab"] = rng.normal(size=(1, GN, s_len, total)).astype(f32)
+        ins += [""] * (10 - len(ins)) + ["ab"]
+        kw["ab"] = inits["ab"].astype(np.float64)
     node = helper.make_node("GroupQueryAttention", ins, ["y", "present_k", "present_v"],
                             domain="com.microsoft", **attrs)
     cases[name] = (node, inits, ("gqa", xin, lambda q=q, k=k, v=v, kw=kw: gqa(q, k, v, GN, GKN, **kw)))

@@ -6,10 +6,11 @@
 // to keys 0..p; each kv head serves N / kvN query heads. do_rotary rotates Q and the new K at
 // those positions with cos_cache / sin_cache [max_position, rotary_dim / 2] (rotary_interleaved:
 // pairs (2i, 2i+1), else halves). Scores: Q K^T * scale (1/sqrt(H) by default), then softcap *
-// tanh(. / softcap) where softcap > 0, masked keys excluded, softmax, times V. present_key /
-// present_value are past then the new (rotated) K and V: [B, kvN, P + S, H].
-// Refused per node: batches of different lengths (right padding), past and present sharing one
-// buffer, local_window_size, smooth_softmax, position_ids, attention_bias, head_sink, qk output.
+// tanh(. / softcap) where softcap > 0, plus attention_bias [B or 1, N or 1, S, P + S], masked keys
+// excluded (local_window_size w > 0 keeps the w keys p - w + 1 .. p), softmax (smooth_softmax: an
+// extra logit of 0), times V. present_key / present_value are past then the new (rotated) K and
+// V: [B, kvN, P + S, H]. Refused per node: batches of different lengths (right padding), past and
+// present sharing one buffer, position_ids, head_sink, qk output.
 #include <cmath>
 #include <limits>
 
@@ -61,12 +62,15 @@ Expected<GqaShape> gqa_shape(KernelContext& ctx) {
     }
     s.past = ctx.input(3).dim(2);
   }
-  for (size_t i = 9; i <= 11; ++i)
-    if (ctx.has_input(i))
-      return ctx.unsupported_here("input #{} (position_ids, attention_bias or head_sink)", i);
-  if (ctx.node.attr_int("local_window_size", -1) != -1)
-    return ctx.unsupported_here("local_window_size (sliding windows)");
-  if (ctx.node.attr_int("smooth_softmax", 0) != 0) return ctx.unsupported_here("smooth_softmax");
+  for (size_t i : {9, 11})
+    if (ctx.has_input(i)) return ctx.unsupported_here("input #{} (position_ids or head_sink)", i);
+  if (ctx.has_input(10)) {
+    const Tensor& ab = ctx.input(10);
+    if (ab.rank() != 4 || ab.dtype() != q.dtype() || (ab.dim(0) != 1 && ab.dim(0) != s.batch) ||
+        (ab.dim(1) != 1 && ab.dim(1) != s.heads) || ab.dim(2) != s.len || ab.dim(3) != s.total())
+      return ctx.fail("attention_bias {} must be [B or 1, N or 1, {}, {}]", ab.describe(), s.len,
+                      s.total());
+  }
   if (ctx.output_wanted(3)) return ctx.unsupported_here("output output_qk");
   // Lengths: every batch ends at total - 1, and the past is what precedes this step.
   if (!ctx.has_input(5) || !ctx.has_input(6))
@@ -161,6 +165,9 @@ Status gqa_typed(KernelContext& ctx, const GqaShape& s) {
   const C scale = scale_attr != 0.0f ? static_cast<C>(scale_attr)
                                      : static_cast<C>(1.0 / std::sqrt(static_cast<double>(H)));
   const C softcap = static_cast<C>(ctx.node.attr_float("softcap", 0.0f));
+  const int64_t window = ctx.node.attr_int("local_window_size", -1);
+  const bool smooth = ctx.node.attr_int("smooth_softmax", 0) != 0;
+  const Tensor* ab = ctx.has_input(10) ? &ctx.input(10) : nullptr;
   Tensor& y = ctx.output(0, q.dtype(), {s.batch, s.len, N * H});
   std::vector<C> qs(static_cast<size_t>(s.len * H)), kt(static_cast<size_t>(H * L)),
       vv(static_cast<size_t>(L * H)), scores(static_cast<size_t>(s.len * L)),
@@ -187,17 +194,28 @@ Status gqa_typed(KernelContext& ctx, const GqaShape& s) {
       float_gemm<C>(ctx.numerics, s.len, L, H, qs.data(), H, 1, kt.data(), L, scores.data(), L);
       for (int64_t i = 0; i < s.len; ++i) {
         C* r = scores.data() + i * L;
-        const int64_t last = s.past + i;  // causal: keys 0..last
+        // Causal: keys first..last; a sliding window keeps the last `window` of them (as ORT 1.31
+        // counts it: the query's own key among them).
+        const int64_t last = s.past + i;
+        const int64_t first = window > 0 ? std::max<int64_t>(0, last - window + 1) : 0;
         C mx = -std::numeric_limits<C>::infinity();
-        for (int64_t j = 0; j <= last; ++j) {
+        for (int64_t j = first; j <= last; ++j) {
           C x = r[j] * scale;
           if (softcap > C(0)) x = softcap * math_tanh(x / softcap);
+          if (ab) {
+            const int64_t b0 = ab->dim(0) == 1 ? 0 : b, h0 = ab->dim(1) == 1 ? 0 : h;
+            x += to_compute(ab->data<T>()[((b0 * ab->dim(1) + h0) * s.len + i) * L + j]);
+          }
           r[j] = x;
           mx = std::max(mx, x);
         }
-        for (int64_t j = 0; j < L; ++j) r[j] = j <= last ? math_exp(r[j] - mx) : C(0);
-        const C sum = ordered_sum<C>(ctx.numerics, last + 1, [&](int64_t j) { return r[j]; });
-        for (int64_t j = 0; j <= last; ++j) r[j] /= sum;
+        // smooth_softmax: an extra logit of 0 in the denominator.
+        if (smooth) mx = std::max(mx, C(0));
+        for (int64_t j = 0; j < L; ++j) r[j] = j >= first && j <= last ? math_exp(r[j] - mx) : C(0);
+        C sum =
+            ordered_sum<C>(ctx.numerics, last + 1 - first, [&](int64_t j) { return r[first + j]; });
+        if (smooth) sum += math_exp(-mx);
+        for (int64_t j = first; j <= last; ++j) r[j] /= sum;
       }
       float_gemm<C>(ctx.numerics, s.len, H, L, scores.data(), L, 1, vv.data(), H, out.data(), H);
       T* py = y.data<T>();
