@@ -4,7 +4,7 @@ SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormali
 FastGelu, QuickGelu, MatMulNBits (4 and 8 bits, packed and float zero points, bias),
 MultiHeadAttention (self and cross, bias, key padding masks, attention bias, past and causal) and
 GroupQueryAttention (prompt and decoding with a past, rotary in halves and interleaved, packed
-QKV, softcap, sliding windows, smooth softmax, attention bias), com.microsoft's RotaryEmbedding (position ids or an offset, heads from the cache's
+QKV, softcap, sliding windows, smooth softmax, attention bias, head sinks), com.microsoft's RotaryEmbedding (position ids or an offset, heads from the cache's
 width, interleaved), com.microsoft's Attention (BERT with key lengths, GPT-2 with a past and a
 2-D mask, unequal value width), EmbedLayerNormalization (with and without segments) and
 GatherBlockQuantized (4 and 8 bits, with and without zero points). ref must
@@ -240,9 +240,10 @@ for name, s_len, l_len, dv, opts in (
 
 
 def rotate(x, start, cos, sin, interleaved):
-    """x [B, heads, S, H] at positions start.. ; the first 2 * cos.shape[1] dims rotated."""
+    """x [B, heads, S, H] at positions start.. (or [B, S] positions); the first 2 * cos.shape[1]
+    dims rotated."""
     half = cos.shape[1]
-    pos = np.arange(start, start + x.shape[2])
+    pos = np.arange(start, start + x.shape[2]) if np.isscalar(start) else start[:, None, :]
     c, s = cos[pos].astype(np.float64), sin[pos].astype(np.float64)
     x = x.copy()
     i1 = np.arange(0, 2 * half, 2) if interleaved else np.arange(half)
@@ -252,14 +253,16 @@ def rotate(x, start, cos, sin, interleaved):
     return x
 
 
-def gqa(q, k, v, n, kn, past=None, rot=None, softcap=0.0, window=-1, smooth=False, ab=None):
+def gqa(q, k, v, n, kn, past=None, rot=None, softcap=0.0, window=-1, smooth=False, ab=None,
+        sink=None, pos_ids=None):
     b, s_len, _ = q.shape
     h = k.shape[2] // kn
     heads = lambda t, m: t.astype(np.float64).reshape(b, s_len, m, h).transpose(0, 2, 1, 3)
     qh, kh, vh = heads(q, n), heads(k, kn), heads(v, kn)
     p_len = past[0].shape[2] if past is not None else 0
     if rot is not None:
-        qh, kh = rotate(qh, p_len, *rot), rotate(kh, p_len, *rot)
+        start = p_len if pos_ids is None else pos_ids
+        qh, kh = rotate(qh, start, *rot), rotate(kh, start, *rot)
     if past is not None:
         kh = np.concatenate([past[0], kh], axis=2)
         vh = np.concatenate([past[1], vh], axis=2)
@@ -276,10 +279,11 @@ def gqa(q, k, v, n, kn, past=None, rot=None, softcap=0.0, window=-1, smooth=Fals
         masked |= np.arange(total)[None, :] <= pos - window
     scores = np.where(masked, -np.inf, scores)
     mx = scores.max(-1, keepdims=True)
-    if smooth:  # an extra logit of 0
-        mx = np.maximum(mx, 0)
+    extra = 0.0 if sink is None else sink.astype(np.float64)[None, :, None, None]
+    if smooth or sink is not None:  # an extra logit: 0, or the head's sink
+        mx = np.maximum(mx, extra)
     e = np.exp(scores - mx)
-    den = e.sum(-1, keepdims=True) + (np.exp(-mx) if smooth else 0)
+    den = e.sum(-1, keepdims=True) + (np.exp(extra - mx) if smooth or sink is not None else 0)
     return ((e / den) @ vh).transpose(0, 2, 1, 3).reshape(b, s_len, -1)
 
 
@@ -290,7 +294,8 @@ for name, s_len, past_len, opts in (
         ("gqa_packed_interleaved_softcap", 3, 0, dict(rotary=16, interleaved=1, packed=True,
                                                       softcap=5.0)),
         ("gqa_window_smooth_bias", 6, 0, dict(window=2, smooth=True, ab=True)),
-        ("gqa_decode_window", 1, 6, dict(window=3))):
+        ("gqa_decode_window", 1, 6, dict(window=3)),
+        ("gqa_sink", 4, 0, dict(rotary=8, interleaved=0, sink=True))):
     q = rng.normal(size=(Bq, s_len, GN * GH)).astype(f32)
     k = rng.normal(size=(Bq, s_len, GKN * GH)).astype(f32)
     v = rng.normal(size=(Bq, s_len, GKN * GH)).astype(f32)
@@ -324,10 +329,18 @@ for name, s_len, past_len, opts in (
     if opts.get("smooth"):
         attrs["smooth_softmax"] = 1
         kw["smooth"] = True
+    if opts.get("pos_ids"):
+        inits["pos_ids"] = rng.integers(0, 16, (Bq, s_len)).astype(np.int64)
+        ins += [""] * (9 - len(ins)) + ["pos_ids"]
+        kw["pos_ids"] = inits["pos_ids"]
     if opts.get("ab"):
         inits["ab"] = rng.normal(size=(1, GN, s_len, total)).astype(f32)
         ins += [""] * (10 - len(ins)) + ["ab"]
         kw["ab"] = inits["ab"].astype(np.float64)
+    if opts.get("sink"):
+        inits["sink"] = rng.normal(size=GN).astype(f32)
+        ins += [""] * (11 - len(ins)) + ["sink"]
+        kw["sink"] = inits["sink"]
     node = helper.make_node("GroupQueryAttention", ins, ["y", "present_k", "present_v"],
                             domain="com.microsoft", **attrs)
     cases[name] = (node, inits, ("gqa", xin, lambda q=q, k=k, v=v, kw=kw: gqa(q, k, v, GN, GKN, **kw)))

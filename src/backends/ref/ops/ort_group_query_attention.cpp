@@ -8,9 +8,9 @@
 // pairs (2i, 2i+1), else halves). Scores: Q K^T * scale (1/sqrt(H) by default), then softcap *
 // tanh(. / softcap) where softcap > 0, plus attention_bias [B or 1, N or 1, S, P + S], masked keys
 // excluded (local_window_size w > 0 keeps the w keys p - w + 1 .. p), softmax (smooth_softmax: an
-// extra logit of 0), times V. present_key / present_value are past then the new (rotated) K and
-// V: [B, kvN, P + S, H]. Refused per node: batches of different lengths (right padding), past and
-// present sharing one buffer, position_ids, head_sink, qk output.
+// extra logit of 0; head_sink: an extra logit per head), times V. present_key / present_value are
+// past then the new (rotated) K and V: [B, kvN, P + S, H]. Refused per node: batches of different
+// lengths (right padding), past and present sharing one buffer, position_ids, qk output.
 #include <cmath>
 #include <limits>
 
@@ -62,8 +62,11 @@ Expected<GqaShape> gqa_shape(KernelContext& ctx) {
     }
     s.past = ctx.input(3).dim(2);
   }
-  for (size_t i : {9, 11})
-    if (ctx.has_input(i)) return ctx.unsupported_here("input #{} (position_ids or head_sink)", i);
+  // ORT 1.31 reads position_ids neither as the rotary positions nor as ignored (measured): refused.
+  if (ctx.has_input(9)) return ctx.unsupported_here("position_ids");
+  if (ctx.has_input(11) && (ctx.input(11).numel() != s.heads || ctx.input(11).dtype() != q.dtype()))
+    return ctx.fail("head_sink {} must hold one {} per head ({})", ctx.input(11).describe(),
+                    dtype_name(q.dtype()), s.heads);
   if (ctx.has_input(10)) {
     const Tensor& ab = ctx.input(10);
     if (ab.rank() != 4 || ab.dtype() != q.dtype() || (ab.dim(0) != 1 && ab.dim(0) != s.batch) ||
@@ -168,6 +171,7 @@ Status gqa_typed(KernelContext& ctx, const GqaShape& s) {
   const int64_t window = ctx.node.attr_int("local_window_size", -1);
   const bool smooth = ctx.node.attr_int("smooth_softmax", 0) != 0;
   const Tensor* ab = ctx.has_input(10) ? &ctx.input(10) : nullptr;
+  const T* sink = ctx.has_input(11) ? ctx.input(11).data<T>() : nullptr;
   Tensor& y = ctx.output(0, q.dtype(), {s.batch, s.len, N * H});
   std::vector<C> qs(static_cast<size_t>(s.len * H)), kt(static_cast<size_t>(H * L)),
       vv(static_cast<size_t>(L * H)), scores(static_cast<size_t>(s.len * L)),
@@ -209,12 +213,13 @@ Status gqa_typed(KernelContext& ctx, const GqaShape& s) {
           r[j] = x;
           mx = std::max(mx, x);
         }
-        // smooth_softmax: an extra logit of 0 in the denominator.
-        if (smooth) mx = std::max(mx, C(0));
+        // smooth_softmax: an extra logit of 0 in the denominator; head_sink: one of sink[h].
+        const C extra = sink ? to_compute(sink[h]) : C(0);
+        if (smooth || sink) mx = std::max(mx, extra);
         for (int64_t j = 0; j < L; ++j) r[j] = j >= first && j <= last ? math_exp(r[j] - mx) : C(0);
         C sum =
             ordered_sum<C>(ctx.numerics, last + 1 - first, [&](int64_t j) { return r[first + j]; });
-        if (smooth) sum += math_exp(-mx);
+        if (smooth || sink) sum += math_exp(extra - mx);
         for (int64_t j = first; j <= last; ++j) r[j] /= sum;
       }
       float_gemm<C>(ctx.numerics, s.len, H, L, scores.data(), L, 1, vv.data(), H, out.data(), H);
