@@ -238,12 +238,36 @@ Expected<HostRecord> host_record_from_json(const nlohmann::json& j, const std::s
   return r;
 }
 
+namespace {
+// The library and version a record names for a platform ("" when it names none).
+std::string library_of(const HostRecord& r, const std::string& spec) {
+  const auto it = r.software.find("platform_libraries");
+  if (it == r.software.end() || !it->is_object()) return "";
+  const auto lib = it->find(spec);
+  return lib != it->end() && lib->is_string() ? lib->get<std::string>() : "";
+}
+bool library_changed(const HostRecord& a, const HostRecord& b, const std::string& spec) {
+  const std::string la = library_of(a, spec), lb = library_of(b, spec);
+  return !la.empty() && !lb.empty() && la != lb;
+}
+}  // namespace
+
 std::vector<std::string> differing_platforms(const HostRecord& a, const HostRecord& b) {
   std::vector<std::string> out;
   for (const auto& pa : a.platforms) {
     for (const auto& pb : b.platforms) {
-      if (pa.spec != pb.spec) continue;
+      if (pa.spec != pb.spec || library_changed(a, b, pa.spec)) continue;
       if (pa.cases != pb.cases || pa.verdict != pb.verdict) out.push_back(pa.spec);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> library_changes(const HostRecord& a, const HostRecord& b) {
+  std::vector<std::string> out;
+  for (const auto& pa : a.platforms) {
+    for (const auto& pb : b.platforms) {
+      if (pa.spec == pb.spec && library_changed(a, b, pa.spec)) out.push_back(pa.spec);
     }
   }
   return out;

@@ -50,8 +50,12 @@ nlohmann::json host_record_json(const HostRecord& r);
 // `file` names the record in errors.
 Expected<HostRecord> host_record_from_json(const nlohmann::json& j, const std::string& file);
 
-// The platforms of both records whose bits differ between them (a case one lacks counts).
+// The platforms of both records whose bits differ between them (a case one lacks counts), among
+// those that ran the same library and version in both: the others are in library_changes.
 std::vector<std::string> differing_platforms(const HostRecord& a, const HostRecord& b);
+// The platforms of both records whose library or version differs ("OpenBLAS 0.3.21" against
+// "OpenBLAS 0.3.26"): their bits are not comparable as the same host's.
+std::vector<std::string> library_changes(const HostRecord& a, const HostRecord& b);
 
 struct PlatformClasses {
   std::string spec;

@@ -38,6 +38,7 @@ Status run_record(const RecordArgs& a, int& exit_code) {
     std::printf("%s\n", nlohmann::json{{"file", out.file},
                                        {"status", out.status},
                                        {"differing", out.differing},
+                                       {"library_changed", out.library_changed},
                                        {"host", host_record_json(r)["host"]},
                                        {"runs", out.summary.total}}
                             .dump(2)
@@ -57,6 +58,11 @@ Status run_record(const RecordArgs& a, int& exit_code) {
   if (out.status == "identical")
     std::printf("%s: the bits are those of the earlier record of this host; rewritten\n",
                 out.file.c_str());
+  if (out.status == "updated")
+    std::printf(
+        "%s: rewritten; the library or version of %s changed since the earlier record (its bits "
+        "are not compared), the other platforms' bits are those of the earlier record\n",
+        out.file.c_str(), join_names(out.library_changed).c_str());
   if (out.status == "nondeterministic")
     std::printf(
         "%s kept: this host's bits differ from its earlier record on %s; the host is "

@@ -120,7 +120,10 @@ Expected<HostRecordOutcome> record_host(const HostRecordRequest& request, const 
   out.status = "new";
   if (same != earlier.end()) {
     out.differing = differing_platforms(*same, out.record);
-    out.status = out.differing.empty() ? "identical" : "nondeterministic";
+    out.library_changed = library_changes(*same, out.record);
+    out.status = !out.differing.empty()        ? "nondeterministic"
+                 : out.library_changed.empty() ? "identical"
+                                               : "updated";
     // The earlier record keeps its file name, wherever it came from.
     out.file = earlier_files[static_cast<size_t>(same - earlier.begin())];
   }

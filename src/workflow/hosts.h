@@ -24,10 +24,13 @@ struct HostRecordOutcome {
   HostRecord record;
   std::string file;  // the record's file in the folder
   // "new": written; "identical": an earlier record of this host had the same bits, replaced by
-  // this one; "nondeterministic": its bits differ from the earlier record's, which is kept.
+  // this one; "updated": the same bits but where a platform's library or version changed
+  // (upgraded), replaced by this one; "nondeterministic": a platform with the same library gave
+  // other bits, the earlier record is kept.
   std::string status;
-  std::vector<std::string> differing;  // platforms whose bits differ (nondeterministic)
-  StudySummary summary;                // of the host study
+  std::vector<std::string> differing;        // platforms whose bits differ (nondeterministic)
+  std::vector<std::string> library_changed;  // platforms whose library or version changed
+  StudySummary summary;                      // of the host study
 };
 
 Expected<HostRecordOutcome> record_host(const HostRecordRequest& request, const StudyHooks& hooks);

@@ -51,6 +51,17 @@ TEST(HostRecords, SecondRecordWithOtherBitsNamesThePlatform) {
   EXPECT_EQ(differing_platforms(a, b), std::vector<std::string>{"onednn"});
 }
 
+TEST(HostRecords, AnotherLibraryVersionIsNotNondeterminism) {
+  HostRecord a = host("Xeon", {"avx2"}, {{"blas", "a"}, {"ref", "r"}});
+  HostRecord b = host("Xeon", {"avx2"}, {{"blas", "b"}, {"ref", "r"}});
+  a.software["platform_libraries"] = {{"blas", "OpenBLAS 0.3.26"}, {"ref", "infergap-ref 0.1.0"}};
+  b.software["platform_libraries"] = {{"blas", "OpenBLAS 0.3.21"}, {"ref", "infergap-ref 0.1.0"}};
+  EXPECT_TRUE(differing_platforms(a, b).empty());
+  EXPECT_EQ(library_changes(a, b), std::vector<std::string>{"blas"});
+  b.platforms[1].cases.begin()->second.outputs = "other";  // ref, same library: other bits
+  EXPECT_EQ(differing_platforms(a, b), std::vector<std::string>{"ref"});
+}
+
 TEST(HostRecords, CompareNamesTheFlagThatSplitsAPlatform) {
   // onednn: the AVX-512 hosts agree, the AVX2-only one differs; ref agrees everywhere.
   const std::vector<HostRecord> hosts = {
