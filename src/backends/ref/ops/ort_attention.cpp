@@ -10,12 +10,9 @@
 // and value, past_sequence_length and cache_indirection (the decoder-masked forms), output qk.
 #include <array>
 #include <cmath>
-#include <limits>
 
-#include "backends/ref/nn_util.h"
+#include "backends/ref/attention_util.h"
 #include "backends/ref/numerics/float_gemm.h"
-#include "backends/ref/numerics/math.h"
-#include "backends/ref/numerics/ordered_sum.h"
 
 namespace ig {
 namespace {
@@ -182,21 +179,14 @@ Status attend(KernelContext& ctx, const MhaShape& s, const MhaOperands<T>& in, T
                     T_);
       for (int64_t i = 0; i < s.q_len; ++i) {
         C* row = scores.data() + i * T_;
-        C mx = -std::numeric_limits<C>::infinity();
         for (int64_t j = 0; j < T_; ++j) {
           C x = row[j] * scale;
-          if (attn_bias) {
-            const int64_t ab = attn_bias->dim(0) == 1 ? 0 : b, ah = attn_bias->dim(1) == 1 ? 0 : h;
-            x += to_compute(
-                attn_bias->data<T>()[((ab * attn_bias->dim(1) + ah) * s.q_len + i) * T_ + j]);
-          }
+          if (attn_bias)
+            x += to_compute(attn_bias->data<T>()[attention_bias_offset(*attn_bias, b, h, i, j)]);
           if (km.masked(b, i, j)) x += filter;
           row[j] = x;
-          mx = std::max(mx, x);
         }
-        for (int64_t j = 0; j < T_; ++j) row[j] = math_exp(row[j] - mx);
-        const C sum = ordered_sum<C>(ctx.numerics, T_, [&](int64_t j) { return row[j]; });
-        for (int64_t j = 0; j < T_; ++j) row[j] /= sum;
+        softmax_span<C>(ctx.numerics, row, T_, 0, T_ - 1, nullptr);
       }
       float_gemm<C>(ctx.numerics, s.q_len, HV, T_, scores.data(), T_, 1, vv.data(), HV, out.data(),
                     HV);

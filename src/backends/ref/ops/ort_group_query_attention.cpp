@@ -12,12 +12,9 @@
 // past then the new (rotated) K and V: [B, kvN, P + S, H]. Refused per node: batches of different
 // lengths (right padding), past and present sharing one buffer, position_ids, qk output.
 #include <cmath>
-#include <limits>
 
-#include "backends/ref/nn_util.h"
+#include "backends/ref/attention_util.h"
 #include "backends/ref/numerics/float_gemm.h"
-#include "backends/ref/numerics/math.h"
-#include "backends/ref/numerics/ordered_sum.h"
 
 namespace ig {
 namespace {
@@ -177,16 +174,8 @@ Status gqa_typed(KernelContext& ctx, const GqaShape& s) {
       vv(static_cast<size_t>(L * H)), scores(static_cast<size_t>(s.len * L)),
       out(static_cast<size_t>(s.len * H));
   for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t h = 0; h < N; ++h) {
-      const int64_t kh = h / (N / KN);
-      for (int64_t i = 0; i < s.len; ++i) {
-        C* qv = qs.data() + i * H;
-        for (int64_t d = 0; d < H; ++d) qv[d] = rounded_to<T>(at(0, b, i, h, d));
-        if (s.rotary) {
-          rotate(qv, s.rotary, interleaved, cos, sin, s.past + i);
-          for (int64_t d = 0; d < H; ++d) qv[d] = rounded_to<T>(qv[d]);
-        }
-      }
+    for (int64_t kh = 0; kh < KN; ++kh) {
+      // This kv head's keys and values, read once for the N / kvN query heads it serves.
       for (int64_t j = 0; j < L; ++j) {
         for (int64_t d = 0; d < H; ++d) {
           kt[static_cast<size_t>(d * L + j)] =
@@ -195,39 +184,39 @@ Status gqa_typed(KernelContext& ctx, const GqaShape& s) {
               to_compute(pv.data<T>()[((b * KN + kh) * L + j) * H + d]);
         }
       }
-      float_gemm<C>(ctx.numerics, s.len, L, H, qs.data(), H, 1, kt.data(), L, scores.data(), L);
-      for (int64_t i = 0; i < s.len; ++i) {
-        C* r = scores.data() + i * L;
-        // Causal: keys first..last; a sliding window keeps the last `window` of them (as ORT 1.31
-        // counts it: the query's own key among them).
-        const int64_t last = s.past + i;
-        const int64_t first = window > 0 ? std::max<int64_t>(0, last - window + 1) : 0;
-        C mx = -std::numeric_limits<C>::infinity();
-        for (int64_t j = first; j <= last; ++j) {
-          C x = r[j] * scale;
-          if (softcap > C(0)) x = softcap * math_tanh(x / softcap);
-          if (ab) {
-            const int64_t b0 = ab->dim(0) == 1 ? 0 : b, h0 = ab->dim(1) == 1 ? 0 : h;
-            x += to_compute(ab->data<T>()[((b0 * ab->dim(1) + h0) * s.len + i) * L + j]);
+      for (int64_t h = kh * (N / KN); h < (kh + 1) * (N / KN); ++h) {
+        for (int64_t i = 0; i < s.len; ++i) {
+          C* qv = qs.data() + i * H;
+          for (int64_t d = 0; d < H; ++d) qv[d] = rounded_to<T>(at(0, b, i, h, d));
+          if (s.rotary) {
+            rotate(qv, s.rotary, interleaved, cos, sin, s.past + i);
+            for (int64_t d = 0; d < H; ++d) qv[d] = rounded_to<T>(qv[d]);
           }
-          r[j] = x;
-          mx = std::max(mx, x);
         }
+        float_gemm<C>(ctx.numerics, s.len, L, H, qs.data(), H, 1, kt.data(), L, scores.data(), L);
         // smooth_softmax: an extra logit of 0 in the denominator; head_sink: one of sink[h].
         const C extra = sink ? to_compute(sink[h]) : C(0);
-        if (smooth || sink) mx = std::max(mx, extra);
-        for (int64_t j = 0; j < L; ++j) r[j] = j >= first && j <= last ? math_exp(r[j] - mx) : C(0);
-        C sum =
-            ordered_sum<C>(ctx.numerics, last + 1 - first, [&](int64_t j) { return r[first + j]; });
-        if (smooth || sink) sum += math_exp(extra - mx);
-        for (int64_t j = first; j <= last; ++j) r[j] /= sum;
+        for (int64_t i = 0; i < s.len; ++i) {
+          C* r = scores.data() + i * L;
+          // Causal: keys first..last; a sliding window keeps the last `window` of them (as ORT
+          // 1.31 counts it: the query's own key among them).
+          const int64_t last = s.past + i;
+          const int64_t first = window > 0 ? std::max<int64_t>(0, last - window + 1) : 0;
+          for (int64_t j = first; j <= last; ++j) {
+            C x = r[j] * scale;
+            if (softcap > C(0)) x = softcap * math_tanh(x / softcap);
+            if (ab) x += to_compute(ab->data<T>()[attention_bias_offset(*ab, b, h, i, j)]);
+            r[j] = x;
+          }
+          softmax_span<C>(ctx.numerics, r, L, first, last, smooth || sink ? &extra : nullptr);
+        }
+        float_gemm<C>(ctx.numerics, s.len, H, L, scores.data(), L, 1, vv.data(), H, out.data(), H);
+        T* py = y.data<T>();
+        for (int64_t i = 0; i < s.len; ++i)
+          for (int64_t d = 0; d < H; ++d)
+            py[(b * s.len + i) * N * H + h * H + d] =
+                from_compute<T>(out[static_cast<size_t>(i * H + d)]);
       }
-      float_gemm<C>(ctx.numerics, s.len, H, L, scores.data(), L, 1, vv.data(), H, out.data(), H);
-      T* py = y.data<T>();
-      for (int64_t i = 0; i < s.len; ++i)
-        for (int64_t d = 0; d < H; ++d)
-          py[(b * s.len + i) * N * H + h * H + d] =
-              from_compute<T>(out[static_cast<size_t>(i * H + d)]);
     }
   }
   if (ctx.output_wanted(1)) ctx.set_output(1, std::move(pk));
