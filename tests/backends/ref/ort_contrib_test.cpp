@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "../../support/run_node.h"
+#include "backends/ref/numerics/ordered_sum.h"
 
 namespace ig {
 namespace ort_contrib_test {
@@ -65,6 +66,27 @@ TEST(OrtContrib, SkipSimplifiedLayerNormalizationNormalizesTheSum) {
   const float inv = 1.0f / std::sqrt(12.5f);
   EXPECT_FLOAT_EQ(out[0], 3.0f * inv);
   EXPECT_FLOAT_EQ(out[1], 4.0f * inv * 2.0f);
+}
+
+TEST(OrtContrib, SimplifiedLayerNormalizationSumsInThePlatformsOrder) {
+  // Squares 2^24 and seven 1s: in order the 1s vanish against 2^24, pairwise they do not.
+  std::vector<float> x(8, 1.0f);
+  x[0] = 4096.0f;
+  const std::vector<float> gamma(8, 1.0f);
+  std::vector<float> second;
+  for (const char* acc : {"seq", "pairwise"}) {
+    auto num = parse_numerics({{"acc", acc}});
+    ASSERT_TRUE(num.ok()) << num.status().to_string();
+    auto y =
+        run_node("SimplifiedLayerNormalization",
+                 {Tensor::from_vector<float>(x, {1, 8}), Tensor::from_vector<float>(gamma, {8})},
+                 {{"epsilon", testing::attr_float(0.0f)}}, 1, 17, "", *num);
+    ASSERT_TRUE(y.ok()) << y.status().to_string();
+    const float sq = ordered_sum<float>(*num, 8, [&](int64_t i) { return x[i] * x[i]; });
+    EXPECT_EQ((*y)[0].tensor.values<float>()[1], 1.0f / std::sqrt(sq / 8.0f)) << acc;
+    second.push_back((*y)[0].tensor.values<float>()[1]);
+  }
+  EXPECT_NE(second[0], second[1]) << "acc=pairwise changed nothing";
 }
 
 }  // namespace

@@ -37,8 +37,9 @@ void normalize_rows(KernelContext& ctx, int64_t rows, int64_t h, bool rms, Load&
     auto value = [&](int64_t i) { return static_cast<U>(load(r, i)); };
     U mean{0}, inv{0};
     if (rms) {
-      U sq{0};
-      for (int64_t i = 0; i < h; ++i) sq += value(i) * value(i);
+      // In the platform's order, as mean_variance sums for the layer normalization below.
+      const U sq =
+          ordered_sum<U>(current_numerics(), h, [&](int64_t i) { return value(i) * value(i); });
       inv = U{1} / std::sqrt(sq / static_cast<U>(h) + eps);
     } else {
       U var{0};
