@@ -174,4 +174,10 @@ Status expect_quant_params(const KernelContext& ctx, std::initializer_list<size_
   return Status::Ok();
 }
 
+Status expect_quant_block_size(const KernelContext& ctx, int64_t block) {
+  if (block < 16 || (block & (block - 1)) != 0)
+    return ctx.fail("block_size {} is not a power of 2 of at least 16", block);
+  return Status::Ok();
+}
+
 }  // namespace ig

@@ -126,6 +126,16 @@ struct QOperand {
 Status expect_quant_params(const KernelContext& ctx, std::initializer_list<size_t> scales,
                            std::initializer_list<QOperand> operands);
 
+// Code `index` of `bits`-wide codes packed low bits first in `bytes`: ONNX Runtime's 2-, 4- and
+// 8-bit block layouts (MatMulNBits, GatherBlockQuantized and their packed zero points).
+inline int64_t packed_code(const uint8_t* bytes, int64_t index, int64_t bits) {
+  const int64_t bit = index * bits;
+  return (bytes[bit / 8] >> (bit % 8)) & ((int64_t{1} << bits) - 1);
+}
+
+// The block_size attribute of ONNX Runtime's block-quantized operators: a power of 2, >= 16.
+Status expect_quant_block_size(const KernelContext& ctx, int64_t block);
+
 }  // namespace ig
 
 namespace ig {

@@ -23,8 +23,7 @@ Status gather_block_quantized(KernelContext& ctx) {
       (ctx.node.attr_int("quantize_axis", 1) != 1 && ctx.node.attr_int("quantize_axis", 1) != -1))
     return ctx.unsupported_here("gather_axis or quantize_axis other than 0 and the last");
   if (bits != 4 && bits != 8) return ctx.fail("bits {} is not 4 or 8", bits);
-  if (block < 16 || (block & (block - 1)) != 0)
-    return ctx.fail("block_size {} is not a power of 2 of at least 16", block);
+  IG_RETURN_IF_ERROR(expect_quant_block_size(ctx, block));
   if (!is_integer(indices.dtype()))
     return ctx.fail("indices {} must be integers", indices.describe());
   const int64_t rows = data.dim(0), per_byte = 8 / bits, cols = data.dim(1) * per_byte;
@@ -36,9 +35,6 @@ Status gather_block_quantized(KernelContext& ctx) {
     return ctx.fail("zero_points {} must be uint8 packed like data: [{}, {}]", zp->describe(), rows,
                     zp_row);
   const uint8_t* pd = data.data<uint8_t>();
-  auto code = [&](const uint8_t* row, int64_t c) -> int64_t {
-    return bits == 8 ? row[c] : (row[c / 2] >> (4 * (c % 2))) & 0xF;
-  };
   Shape out_shape = indices.shape();
   out_shape.push_back(cols);
   return dispatch_float(scales.dtype(), [&](auto tag) -> Status {
@@ -54,10 +50,11 @@ Status gather_block_quantized(KernelContext& ctx) {
                         rows);
       for (int64_t c = 0; c < cols; ++c) {
         const int64_t blk = c / block;
-        const int64_t zero =
-            zp ? code(zp->data<uint8_t>() + r * zp_row, blk) : int64_t{1} << (bits - 1);
-        py[i * cols + c] = from_compute<T>(static_cast<C>(code(pd + r * data.dim(1), c) - zero) *
-                                           to_compute(ps[r * blocks + blk]));
+        const int64_t zero = zp ? packed_code(zp->data<uint8_t>() + r * zp_row, blk, bits)
+                                : int64_t{1} << (bits - 1);
+        py[i * cols + c] =
+            from_compute<T>(static_cast<C>(packed_code(pd + r * data.dim(1), c, bits) - zero) *
+                            to_compute(ps[r * blocks + blk]));
       }
     }
     return Status::Ok();

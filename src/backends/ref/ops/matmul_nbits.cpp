@@ -25,8 +25,7 @@ Expected<NBitsShape> nbits_shape(const KernelContext& ctx) {
   s.block = ctx.node.attr_int("block_size", 0);
   if (s.bits != 2 && s.bits != 4 && s.bits != 8)
     return ctx.fail("bits {} is not 2, 4 or 8", s.bits);
-  if (s.block < 16 || (s.block & (s.block - 1)) != 0)
-    return ctx.fail("block_size {} is not a power of 2 of at least 16", s.block);
+  IG_RETURN_IF_ERROR(expect_quant_block_size(ctx, s.block));
   if (s.k <= 0 || s.n <= 0) return ctx.fail("K {} and N {} must be positive", s.k, s.n);
   s.k_blocks = (s.k + s.block - 1) / s.block;
   s.blob = s.block * s.bits / 8;
@@ -39,15 +38,11 @@ struct NBitsCodes {
   const uint8_t* zp_packed;  // null: none or float zero points
   NBitsShape s;
   int64_t code(int64_t n, int64_t k) const {
-    const int64_t bit = (k % s.block) * s.bits;
-    const uint8_t byte = b[(n * s.k_blocks + k / s.block) * s.blob + bit / 8];
-    return (byte >> (bit % 8)) & ((1 << s.bits) - 1);
+    return packed_code(b + (n * s.k_blocks + k / s.block) * s.blob, k % s.block, s.bits);
   }
   int64_t packed_zero_point(int64_t n, int64_t block) const {
     if (zp_packed == nullptr) return int64_t{1} << (s.bits - 1);
-    const int64_t row = (s.k_blocks * s.bits + 7) / 8;
-    const int64_t bit = block * s.bits;
-    return (zp_packed[n * row + bit / 8] >> (bit % 8)) & ((1 << s.bits) - 1);
+    return packed_code(zp_packed + n * ((s.k_blocks * s.bits + 7) / 8), block, s.bits);
   }
 };
 
