@@ -90,9 +90,9 @@ Status skip_norm(KernelContext& ctx, bool rms) {
     const T* ps = skip.data<T>();
     const T* pbias = bias ? bias->data<T>() : nullptr;
     // input + skip, then + bias, each rounded to T as separate additions would be.
-    Tensor sum_tensor(x.dtype(), x.shape());
+    Tensor scratch;  // the sum, where the graph does not ask for it as output 3
     T* sum = ctx.output_wanted(3) ? ctx.output(3, x.dtype(), x.shape()).template data<T>()
-                                  : sum_tensor.data<T>();
+                                  : (scratch = Tensor(x.dtype(), x.shape())).template data<T>();
     const int64_t skip_n = skip.numel();
     for (int64_t i = 0; i < x.numel(); ++i) {
       T v = from_compute<T>(to_compute(px[i]) + to_compute(ps[i % skip_n]));
@@ -188,9 +188,10 @@ Status embed_layer_norm(KernelContext& ctx) {
     using T = typename decltype(tag)::type;
     using U = std::conditional_t<std::is_same_v<T, double>, double, float>;
     // The embeddings' sum per token, rounded to T as each addition would be.
-    Tensor sum_tensor(word.dtype(), {batch, seq, h});
-    T* sum = ctx.output_wanted(2) ? ctx.output(2, word.dtype(), {batch, seq, h}).template data<T>()
-                                  : sum_tensor.data<T>();
+    Tensor scratch;  // the sum, where the graph does not ask for it as output 2
+    T* sum = ctx.output_wanted(2)
+                 ? ctx.output(2, word.dtype(), {batch, seq, h}).template data<T>()
+                 : (scratch = Tensor(word.dtype(), {batch, seq, h})).template data<T>();
     for (int64_t b = 0; b < batch; ++b) {
       for (int64_t s = 0; s < seq; ++s) {
         const int64_t i = b * seq + s;
