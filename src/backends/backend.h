@@ -80,6 +80,9 @@ class Backend {
   virtual Expected<std::vector<Value>> run_values(const Model& model,
                                                   const std::map<std::string, Value>& feeds,
                                                   const NodeCallback& on_node) = 0;
+  // What the platform did in its last run as a whole, in words, where the outputs alone do not
+  // say it (OpenVINO: the precisions its layers ran in); "" for nothing to say.
+  virtual std::string run_note() const { return ""; }
   // The common case: every feed is a tensor.
   Expected<std::vector<Value>> run(const Model& model, const std::map<std::string, Tensor>& feeds,
                                    const NodeCallback& on_node);

@@ -105,12 +105,14 @@ nlohmann::json ok_platform_json(const std::string& name, const RunResult& r, siz
                     {"verdict", std::string(verdict_name(r.verdict))},
                     {"outputs", nlohmann::json::array()},
                     {"group", group}};
-  for (const auto& out : r.outputs)
+  for (const auto& out : r.outputs) {
     pj["outputs"].push_back({{"name", out.value},
                              {"dtype", dtype_name(out.dtype)},
                              {"shape", out.shape},
                              {"hash", hash_hex(out.hash)},
                              {"verdict", "ok"}});
+    if (!out.note.empty()) pj["outputs"].back()["note"] = out.note;
+  }
   return pj;
 }
 
@@ -122,8 +124,9 @@ void print_ok_platform(const std::string& name, const RunResult& r, const std::s
   std::printf("%-40s %-11s %8.3f s  xxh3:%s  group %s\n", name.c_str(), "ok", r.seconds,
               hash.c_str(), group_label(group).c_str());
   for (const auto& out : r.outputs)
-    std::printf("    %s %s%s xxh3:%s\n", out.value.c_str(), dtype_name(out.dtype),
-                shape_to_string(out.shape).c_str(), hash_hex(out.hash).c_str());
+    std::printf("    %s %s%s xxh3:%s%s%s\n", out.value.c_str(), dtype_name(out.dtype),
+                shape_to_string(out.shape).c_str(), hash_hex(out.hash).c_str(),
+                out.note.empty() ? "" : "  ", out.note.c_str());
 }
 
 void print_groups(const std::vector<std::vector<std::string>>& groups) {

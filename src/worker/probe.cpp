@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/cache_dir.h"
 #include "worker/knobs_json.h"
 
 namespace ig {

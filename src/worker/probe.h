@@ -41,8 +41,6 @@ std::vector<PlatformStatus> probe_platforms(WorkerPool& pool, const std::vector<
 
 // CPU model, flags, core count and kernel: what decides which code paths can run here.
 std::string host_fingerprint();
-// $INFERGAP_CACHE_DIR, else $XDG_CACHE_HOME/infergap, else ~/.cache/infergap.
-std::string default_cache_dir();
 
 // The probe's model: Conv 3x3 -> Relu -> Conv 3x3 on float[1,4,8,8], fixed weights, and its input.
 Status write_probe_model(const std::string& path);

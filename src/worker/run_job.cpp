@@ -201,6 +201,9 @@ RunResult run_with_backend(Backend& backend, const RunRequest& request, const Tr
             "graph output of the unmodified model; its traced copy gave other bits";
       }
     }
+    if (const std::string note = backend.run_note(); !note.empty())
+      for (auto& out : result.outputs)
+        if (out.note.empty()) out.note = note;
     return finish(Verdict::kOk, "");
   } catch (const std::exception& e) {
     return finish(Verdict::kError, std::string("internal error: ") + e.what());

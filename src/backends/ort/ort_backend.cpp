@@ -22,39 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Our dtype <-> onnxruntime-node's tensor type names.
-const std::map<DType, std::string>& ort_types() {
-  static const std::map<DType, std::string> table = {
-      {DType::kFloat32, "float32"}, {DType::kFloat64, "float64"}, {DType::kFloat16, "float16"},
-      {DType::kInt8, "int8"},       {DType::kInt16, "int16"},     {DType::kInt32, "int32"},
-      {DType::kInt64, "int64"},     {DType::kUInt8, "uint8"},     {DType::kUInt16, "uint16"},
-      {DType::kUInt32, "uint32"},   {DType::kUInt64, "uint64"},   {DType::kBool, "bool"},
-      {DType::kString, "string"}};
-  return table;
-}
-
-Expected<Tensor> tensor_from_reply(const nlohmann::json& e, const std::string& body) {
-  const std::string type = e["dtype"];
-  std::optional<DType> dtype;
-  for (const auto& [dt, name] : ort_types())
-    if (name == type) dtype = dt;
-  if (!dtype) return unsupported("ort output '{}' has type {}", e["name"].get<std::string>(), type);
-  Shape shape = e["dims"].get<Shape>();
-  IG_ASSIGN_OR_RETURN(Tensor t, Tensor::create(*dtype, shape));
-  if (*dtype == DType::kString) {
-    auto strings = e["strings"].get<std::vector<std::string>>();
-    for (size_t i = 0; i < strings.size() && i < t.strings().size(); ++i)
-      t.strings()[i] = std::move(strings[i]);
-    return t;
-  }
-  const size_t offset = e["offset"], length = e["length"];
-  if (length != t.nbytes() || offset + length > body.size())
-    return internal_error("ort output '{}': {} bytes for {}", e["name"].get<std::string>(), length,
-                          t.describe());
-  std::memcpy(t.raw(), body.data() + offset, length);
-  return t;
-}
-
 // Whether a value read from ORT's optimized graph has the dtype and shape shape inference gave
 // the original value: a guard against a name ORT reused for a value of its own.
 bool fits_declared(const Model& model, const std::string& name, const Tensor& t) {
@@ -313,31 +280,11 @@ Expected<std::map<std::string, Tensor>> OrtBackend::run_session(
     const std::string& key, const std::map<std::string, Value>& feeds,
     const std::vector<std::string>& fetch) {
   nlohmann::json req{{"op", "run"}, {"key", key}, {"fetch", fetch}};
-  req["feeds"] = nlohmann::json::array();
   std::string body;
-  for (const auto& [name, v] : feeds) {
-    if (!v.is_tensor()) return unsupported("ort: input '{}' is not a tensor", name);
-    const Tensor& t = v.tensor;
-    auto type = ort_types().find(t.dtype());
-    if (type == ort_types().end())
-      return unsupported("ort: input '{}' has dtype {}, which onnxruntime-node cannot take", name,
-                         dtype_name(t.dtype()));
-    nlohmann::json e{{"name", name}, {"dtype", type->second}, {"dims", t.shape()}};
-    if (t.dtype() == DType::kString) {
-      e["strings"] = t.strings();
-    } else {
-      e["offset"] = body.size();
-      e["length"] = t.nbytes();
-      body.append(reinterpret_cast<const char*>(t.raw()), t.nbytes());
-    }
-    req["feeds"].push_back(e);
-  }
+  IG_RETURN_IF_ERROR(RunnerProcess::encode_feeds(feeds, "ort", &req["feeds"], &body));
   auto reply = runner_->call(req, body);
   if (!reply.ok()) return internal_error("ort: {}", reply.status().message());
-  std::map<std::string, Tensor> out;
-  for (const auto& e : reply->header["outputs"]) {
-    IG_ASSIGN_OR_RETURN(out[e["name"].get<std::string>()], tensor_from_reply(e, reply->body));
-  }
+  IG_ASSIGN_OR_RETURN(auto out, RunnerProcess::decode_outputs(*reply, "ort"));
   return out;
 }
 

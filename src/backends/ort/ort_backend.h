@@ -19,7 +19,7 @@
 
 #include "backends/backend.h"
 #include "backends/ort/ort_executed_graph.h"
-#include "backends/ort/ort_runner.h"
+#include "backends/runner_process.h"
 
 namespace ig {
 
@@ -31,7 +31,7 @@ struct OrtOptions {
 
 class OrtBackend : public Backend {
  public:
-  OrtBackend(OrtOptions options, std::unique_ptr<OrtRunner> runner)
+  OrtBackend(OrtOptions options, std::unique_ptr<RunnerProcess> runner)
       : options_(std::move(options)), runner_(std::move(runner)) {}
   ~OrtBackend() override;
   std::string name() const override { return "ort"; }
@@ -94,7 +94,7 @@ class OrtBackend : public Backend {
                                                       const std::vector<std::string>& fetch);
 
   OrtOptions options_;
-  std::unique_ptr<OrtRunner> runner_;
+  std::unique_ptr<RunnerProcess> runner_;
   struct Loaded {
     std::string identity;  // of the model file version it was loaded for
     std::string key;       // the runner's name for it

@@ -80,7 +80,7 @@ Expected<std::unique_ptr<Backend>> make_ort_backend(const PlatformSpec& spec) {
   IG_ASSIGN_OR_RETURN(OrtOptions options, parse_options(spec));
   IG_ASSIGN_OR_RETURN(std::vector<std::string> argv,
                       options.version == "1.31" ? python_runner() : node_runner());
-  IG_ASSIGN_OR_RETURN(auto runner, OrtRunner::start(std::move(argv)));
+  IG_ASSIGN_OR_RETURN(auto runner, RunnerProcess::start(std::move(argv), "ort runner"));
   // The knob names a release; the runner says which one it loaded.
   if (runner->version().rfind(options.version + ".", 0) != 0) {
     return unsupported("ort:version={} asked for, and the runner loaded ONNX Runtime {}",

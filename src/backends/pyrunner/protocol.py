@@ -1,0 +1,96 @@
+"""The python side of infergap's runner protocol (src/backends/runner_process.h), shared by every
+python-hosted runner: requests arrive on fd 3 as u32 LE header length, JSON header, u64 LE body
+length, body bytes; each gets one reply in the same form, {"ok": true, ...} or {"ok": false,
+"error": "..."}. Tensors travel as raw little-endian bytes in the body; a header lists them as
+{name, dtype, dims, offset, length} (strings travel in the header). stdout is left to libraries.
+"""
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+
+FD = 3
+# The dtype names of the protocol (onnxruntime-node's), to numpy's.
+DTYPES = {"float32": "float32", "float64": "float64", "float16": "float16", "int8": "int8",
+          "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
+          "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "bool": "bool"}
+
+
+def read_exact(n):
+    chunks = []
+    while n > 0:
+        chunk = os.read(FD, min(n, 1 << 24))
+        if not chunk:
+            sys.exit(0)
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def send(header, chunks=()):
+    head = json.dumps(header).encode()
+    total = sum(len(c) for c in chunks)
+    parts = [struct.pack("<I", len(head)), head, struct.pack("<Q", total)] + list(chunks)
+    for part in parts:
+        view = memoryview(part).cast("B")
+        while view:
+            view = view[os.write(FD, view):]
+
+
+def aligned_copy(data, dtype, dims):
+    # ORT reads an input where it lies and some kernels give other bits for another alignment
+    # (src/backends/ort/runner.js says how this was found): every input is handed over 64-byte
+    # aligned, to every library alike.
+    raw = np.empty(len(data) + 64, dtype=np.uint8)
+    start = (-raw.ctypes.data) % 64
+    buf = raw[start:start + len(data)]
+    buf[:] = np.frombuffer(data, dtype=np.uint8)
+    return buf.view(np.dtype(dtype)).reshape(dims)
+
+
+def to_array(spec, body):
+    if spec["dtype"] == "string":
+        return np.array(spec["strings"], dtype=object).reshape(spec["dims"])
+    dtype = DTYPES.get(spec["dtype"])
+    if dtype is None:
+        raise ValueError(f"input '{spec['name']}': dtype {spec['dtype']} is not supported")
+    return aligned_copy(body[spec["offset"]:spec["offset"] + spec["length"]], dtype, spec["dims"])
+
+
+def feeds_of(req, body):
+    return {spec["name"]: to_array(spec, body) for spec in req["feeds"]}
+
+
+def outputs_reply(names, values):
+    """The reply's {"outputs": [...]} and body chunks for named arrays."""
+    outputs, chunks, offset = [], [], 0
+    for name, value in zip(names, values):
+        value = np.asarray(value)
+        if value.dtype == object:
+            outputs.append({"name": name, "dtype": "string", "dims": list(value.shape),
+                            "strings": [str(s) for s in value.reshape(-1)]})
+            continue
+        data = np.ascontiguousarray(value).tobytes()
+        outputs.append({"name": name, "dtype": value.dtype.name, "dims": list(value.shape),
+                        "offset": offset, "length": len(data)})
+        offset += len(data)
+        chunks.append(data)
+    return {"outputs": outputs}, chunks
+
+
+def serve(handle):
+    """Answers requests until the worker closes fd 3; handle(req, body) -> (header, chunks)."""
+    while True:
+        (hlen,) = struct.unpack("<I", read_exact(4))
+        req = json.loads(read_exact(hlen))
+        (blen,) = struct.unpack("<Q", read_exact(8))
+        body = read_exact(blen) if blen else b""
+        try:
+            header, chunks = handle(req, body)
+            send({"ok": True, **header}, chunks)
+        except Exception as e:  # the reason travels to the worker as the run's verdict
+            # kind "compile": the compiler refused the model (a verdict, not a failure of ours).
+            send({"ok": False, "error": str(e) or type(e).__name__,
+                  "kind": getattr(e, "kind", "")})

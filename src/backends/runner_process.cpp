@@ -1,0 +1,174 @@
+#include "backends/runner_process.h"
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/spawn.h"
+
+namespace ig {
+
+namespace {
+
+Status send_all(int fd, const char* p, size_t n, const std::string& what) {
+  while (n > 0) {
+    const ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return internal_error("{} went away: {}", what, std::strerror(errno));
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return Status::Ok();
+}
+
+Status recv_all(int fd, char* p, size_t n, const std::string& what) {
+  while (n > 0) {
+    const ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return internal_error("{} exited (see the worker's stderr)", what);
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return Status::Ok();
+}
+
+// The protocol's dtype names (onnxruntime-node's tensor type names, numpy's too).
+const std::map<DType, std::string>& protocol_types() {
+  static const std::map<DType, std::string> table = {
+      {DType::kFloat32, "float32"}, {DType::kFloat64, "float64"}, {DType::kFloat16, "float16"},
+      {DType::kInt8, "int8"},       {DType::kInt16, "int16"},     {DType::kInt32, "int32"},
+      {DType::kInt64, "int64"},     {DType::kUInt8, "uint8"},     {DType::kUInt16, "uint16"},
+      {DType::kUInt32, "uint32"},   {DType::kUInt64, "uint64"},   {DType::kBool, "bool"},
+      {DType::kString, "string"}};
+  return table;
+}
+
+Expected<Tensor> tensor_from_reply(const nlohmann::json& e, const std::string& body,
+                                   const std::string& what) {
+  const std::string type = e["dtype"];
+  std::optional<DType> dtype;
+  for (const auto& [dt, name] : protocol_types())
+    if (name == type) dtype = dt;
+  if (!dtype)
+    return unsupported("{} output '{}' has type {}", what, e["name"].get<std::string>(), type);
+  Shape shape = e["dims"].get<Shape>();
+  IG_ASSIGN_OR_RETURN(Tensor t, Tensor::create(*dtype, shape));
+  if (*dtype == DType::kString) {
+    auto strings = e["strings"].get<std::vector<std::string>>();
+    for (size_t i = 0; i < strings.size() && i < t.strings().size(); ++i)
+      t.strings()[i] = std::move(strings[i]);
+    return t;
+  }
+  const size_t offset = e["offset"], length = e["length"];
+  if (length != t.nbytes() || offset + length > body.size())
+    return internal_error("{} output '{}': {} bytes for {}", what, e["name"].get<std::string>(),
+                          length, t.describe());
+  std::memcpy(t.raw(), body.data() + offset, length);
+  return t;
+}
+
+}  // namespace
+
+Status RunnerProcess::encode_feeds(const std::map<std::string, Value>& feeds,
+                                   const std::string& what, nlohmann::json* entries,
+                                   std::string* body) {
+  *entries = nlohmann::json::array();
+  for (const auto& [name, v] : feeds) {
+    if (!v.is_tensor()) return unsupported("{}: input '{}' is not a tensor", what, name);
+    const Tensor& t = v.tensor;
+    auto type = protocol_types().find(t.dtype());
+    if (type == protocol_types().end())
+      return unsupported("{}: input '{}' has dtype {}, which its runner cannot take", what, name,
+                         dtype_name(t.dtype()));
+    nlohmann::json e{{"name", name}, {"dtype", type->second}, {"dims", t.shape()}};
+    if (t.dtype() == DType::kString) {
+      e["strings"] = t.strings();
+    } else {
+      e["offset"] = body->size();
+      e["length"] = t.nbytes();
+      body->append(reinterpret_cast<const char*>(t.raw()), t.nbytes());
+    }
+    entries->push_back(e);
+  }
+  return Status::Ok();
+}
+
+Expected<std::map<std::string, Tensor>> RunnerProcess::decode_outputs(const Reply& reply,
+                                                                      const std::string& what) {
+  std::map<std::string, Tensor> out;
+  if (!reply.header.contains("outputs") || !reply.header["outputs"].is_array())
+    return internal_error("{}: the runner's reply lists no outputs", what);
+  for (const auto& e : reply.header["outputs"]) {
+    IG_ASSIGN_OR_RETURN(out[e["name"].get<std::string>()], tensor_from_reply(e, reply.body, what));
+  }
+  return out;
+}
+
+Expected<std::unique_ptr<RunnerProcess>> RunnerProcess::start(std::vector<std::string> argv,
+                                                              const std::string& what) {
+  // glibc keeps freed blocks for reuse and raises its mmap threshold after a large free: an ORT
+  // session released and another loaded left node 230 MB over one session's peak. Blocks of 256 KiB
+  // and more mapped alone go back to the system when ORT frees them.
+  if (const std::string env = find_on_path("env"); !env.empty())
+    argv.insert(argv.begin(),
+                {env, "MALLOC_MMAP_THRESHOLD_=262144", "MALLOC_TRIM_THRESHOLD_=1048576"});
+  IG_ASSIGN_OR_RETURN(SpawnedChild child, spawn_with_socket(argv, /*capture_stderr=*/false));
+  std::unique_ptr<RunnerProcess> runner(new RunnerProcess());
+  runner->pid_ = child.pid;
+  runner->sock_ = child.sock;
+  runner->what_ = what;
+  auto hello = runner->call({{"op", "hello"}});
+  if (!hello.ok()) return unsupported("{}: {}", what, hello.status().message());
+  runner->version_ = hello->header.value("version", "");
+  runner->hello_ = std::move(hello->header);
+  return runner;
+}
+
+RunnerProcess::~RunnerProcess() {
+  if (sock_ >= 0) ::close(sock_);  // the runner exits at end of input
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    int status;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+Expected<RunnerProcess::Reply> RunnerProcess::call(const nlohmann::json& header,
+                                                   const std::string& body) {
+  const std::string json = header.dump();
+  const uint32_t hlen = static_cast<uint32_t>(json.size());
+  const uint64_t blen = body.size();
+  IG_RETURN_IF_ERROR(send_all(sock_, reinterpret_cast<const char*>(&hlen), 4, what_));
+  IG_RETURN_IF_ERROR(send_all(sock_, json.data(), json.size(), what_));
+  IG_RETURN_IF_ERROR(send_all(sock_, reinterpret_cast<const char*>(&blen), 8, what_));
+  IG_RETURN_IF_ERROR(send_all(sock_, body.data(), body.size(), what_));
+
+  uint32_t rh = 0;
+  uint64_t rb = 0;
+  IG_RETURN_IF_ERROR(recv_all(sock_, reinterpret_cast<char*>(&rh), 4, what_));
+  std::string rjson(rh, '\0');
+  IG_RETURN_IF_ERROR(recv_all(sock_, rjson.data(), rh, what_));
+  IG_RETURN_IF_ERROR(recv_all(sock_, reinterpret_cast<char*>(&rb), 8, what_));
+  Reply reply;
+  reply.body.resize(rb);
+  IG_RETURN_IF_ERROR(recv_all(sock_, reply.body.data(), rb, what_));
+  reply.header = nlohmann::json::parse(rjson, nullptr, false);
+  if (reply.header.is_discarded()) return internal_error("{} sent a malformed reply", what_);
+  if (!reply.header.value("ok", false)) {
+    const std::string error = reply.header.value("error", std::string("unknown error"));
+    // A compiler's refusal of the model is the run's verdict, like an operator it lacks.
+    if (reply.header.value("kind", std::string()) == "compile") return unsupported("{}", error);
+    return internal_error("{}", error);
+  }
+  return reply;
+}
+
+}  // namespace ig
