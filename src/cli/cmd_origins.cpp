@@ -99,9 +99,13 @@ Status print_origins(const OriginsArgs& args) {
                                     100 * o.steps->steps_share, o.steps->step,
                                     o.by_steps ? ", inputs within half a step" : "")
                       : fmt::format("RP {}", o.remaining_precision);
-          std::printf("  %s #%lld %s '%s' %s, %s\n", k == 0 ? "origin " : "also   ",
+          const std::string group =
+              o.covers.empty() ? ""
+                               : fmt::format(" (untraced on one side, with {} nodes: {} ... {})",
+                                             o.covers.size(), o.covers.front(), o.covers.back());
+          std::printf("  %s #%lld %s '%s'%s %s, %s\n", k == 0 ? "origin " : "also   ",
                       static_cast<long long>(o.node_index), o.op_type.c_str(), o.node.c_str(),
-                      o.attributes.dump().c_str(), how.c_str());
+                      group.c_str(), o.attributes.dump().c_str(), how.c_str());
         }
       }
     }

@@ -54,6 +54,7 @@ nlohmann::json origin_json(const Origin& o) {
     j.update(steps_off_json(*o.steps));
     j["by_steps"] = o.by_steps;
   }
+  if (!o.covers.empty()) j["covers"] = o.covers;
   return j;
 }
 

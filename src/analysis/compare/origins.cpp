@@ -1,5 +1,8 @@
 #include "analysis/compare/origins.h"
 
+#include <map>
+#include <set>
+
 namespace ig {
 
 namespace {
@@ -50,6 +53,31 @@ Expected<bool> born_by_steps(const QuantIndex& quant, const Origin& o, const Rep
   return true;
 }
 
+// The inputs of `node` that both runs captured, reaching back through producers whose outputs one
+// of them lacks (a fused group, a compiler's whole graph) to the values both have; the nodes passed
+// go to `group`. Graph inputs and weights are the same on both.
+std::vector<std::string> reach_back(const std::map<std::string, const StoredNode*>& producer,
+                                    const StoredNode& node, const RepRun& a, const RepRun& b,
+                                    std::set<const StoredNode*>& group) {
+  std::vector<std::string> frontier;
+  std::vector<std::string> todo(node.inputs.begin(), node.inputs.end());
+  std::set<std::string> seen;
+  while (!todo.empty()) {
+    const std::string v = todo.back();
+    todo.pop_back();
+    if (v.empty() || !seen.insert(v).second) continue;
+    auto p = producer.find(v);
+    if (p == producer.end()) continue;
+    if (a.values.count(v) && b.values.count(v)) {
+      frontier.push_back(v);
+      continue;
+    }
+    group.insert(p->second);
+    todo.insert(todo.end(), p->second->inputs.begin(), p->second->inputs.end());
+  }
+  return frontier;
+}
+
 }  // namespace
 
 Expected<PairOrigins> pair_origins(const CaseData& c, const std::string& a, const std::string& b,
@@ -65,6 +93,10 @@ Expected<PairOrigins> pair_origins(const CaseData& c, const std::string& a, cons
   if (!ra || !rb) return po;
   po.compared = true;
   const auto quant = quant_index_of(c);
+  std::map<std::string, const StoredNode*> producer;
+  for (const auto& n : c.nodes)
+    for (const auto& v : n.outputs)
+      if (!v.empty()) producer[v] = &n;
   for (const auto& node : c.nodes) {
     const auto outs = captured_outputs(node, *ra, *rb);
     if (outs.empty() || values_equal(*ra, *rb, outs) != Equal::kNo) continue;
@@ -85,9 +117,19 @@ Expected<PairOrigins> pair_origins(const CaseData& c, const std::string& a, cons
         o.by_steps = true;
         break;
       }
-      case Equal::kUnknown:
-        ++po.unknown;
-        continue;
+      case Equal::kUnknown: {
+        std::set<const StoredNode*> group;
+        const auto frontier = reach_back(producer, node, *ra, *rb, group);
+        if (values_equal(*ra, *rb, frontier) == Equal::kNo) {
+          ++po.propagated;
+          continue;
+        }
+        for (const auto& n : c.nodes)
+          if (group.count(&n))
+            o.covers.push_back(n.name.empty() ? "#" + std::to_string(n.index) : n.name);
+        o.covers.push_back(node.name.empty() ? "#" + std::to_string(node.index) : node.name);
+        break;
+      }
       case Equal::kYes:
         break;
     }

@@ -27,6 +27,9 @@ struct Origin {
   int remaining_precision = -1;      // of the outputs between the pair
   std::optional<StepsOff> steps;     // quantized outputs: their worst steps between the pair
   bool by_steps = false;  // inputs differ, but within half a step: born by the steps rule
+  // Upstream nodes whose outputs one of the pair did not capture (a fused group, or a compiler's
+  // whole graph), in topological order: the divergence is born in them or in this node.
+  std::vector<std::string> covers;
 };
 
 struct PairOrigins {
@@ -35,7 +38,9 @@ struct PairOrigins {
   bool compared = false;        // both ran ok
   std::vector<Origin> induced;  // in topological order; the first is *the* divergence origin
   int64_t propagated = 0;       // differing nodes with a differing input
-  int64_t unknown = 0;          // differing nodes with an input not captured on both
+  // Differing nodes with an input not captured on both: none since origins reach back through
+  // uncaptured nodes (Origin::covers); kept in the JSON for its readers.
+  int64_t unknown = 0;
   int64_t differing = 0;
 };
 

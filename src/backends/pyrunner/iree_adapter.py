@@ -31,12 +31,22 @@ def _import(path, mlir):
     done = subprocess.run([sys.executable, "-m", "iree.compiler.tools.import_onnx", path,
                            "-o", mlir], capture_output=True, text=True)
     if done.returncode != 0:
-        raise CompileError("iree-import-onnx: " + _last_lines(done.stderr or done.stdout))
+        raise CompileError("iree-import-onnx: " + _exception_line(done.stderr or done.stdout))
 
 
-def _last_lines(text, n=6):
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return " | ".join(lines[-n:]) if lines else "failed without a message"
+def _exception_line(text):
+    """A python traceback's last line (the exception and its message), else the last lines."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return "failed without a message"
+    return lines[-1] if "Error" in lines[-1] or "Exception" in lines[-1] else " | ".join(lines[-4:])
+
+
+def _compiler_errors(text, mlir):
+    """iree-compile's `error:` diagnostics (at most three), without the temporary file's path."""
+    errors = [line.replace(mlir + ":", "model.mlir:").strip() for line in text.splitlines()
+              if "error:" in line]
+    return " | ".join(errors[:3]) if errors else _exception_line(text)
 
 
 def _compile(path, knobs):
@@ -48,7 +58,7 @@ def _compile(path, knobs):
         try:
             return compiler.compile_file(mlir, target_backends=["llvm-cpu"], extra_args=args)
         except compiler.CompilerToolError as e:
-            raise CompileError("iree-compile: " + _last_lines(str(e))) from None
+            raise CompileError("iree-compile: " + _compiler_errors(str(e), mlir)) from None
 
 
 def _runtime_config(threads):

@@ -30,11 +30,25 @@ def _config(knobs):
     return config
 
 
+class CompileError(RuntimeError):
+    kind = "compile"
+
+
+def _message(error):
+    """OpenVINO's message without its source locations ("Exception from src/...")."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    kept = [line for line in lines if not line.startswith(("Exception from ", "Check 'false'"))]
+    return " ".join(kept or lines) or type(error).__name__
+
+
 class Program:
     def __init__(self, path, knobs, cache):
         if cache:
             _core.set_property({"CACHE_DIR": cache})
-        self._compiled = _core.compile_model(path, "CPU", _config(knobs))
+        try:
+            self._compiled = _core.compile_model(path, "CPU", _config(knobs))
+        except RuntimeError as e:  # the frontend's or the plugin's refusal
+            raise CompileError(f"OpenVINO: {_message(e)}") from None
         self._request = self._compiled.create_infer_request()
         self.inputs = [p.get_any_name() for p in self._compiled.inputs]
         self.outputs = [p.get_any_name() for p in self._compiled.outputs]
