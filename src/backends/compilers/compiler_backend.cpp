@@ -19,25 +19,28 @@ std::string file_identity(const std::string& path) {
 
 }  // namespace
 
-void report_whole_graph(const Model& model, const std::map<std::string, Value>& outputs,
-                        const NodeCallback& on_node, const std::string& note) {
+void report_exposed(const Model& model, const std::map<std::string, Value>& values,
+                    const std::map<std::string, std::string>& notes, const NodeCallback& on_node,
+                    const std::string& note) {
   const Graph& g = model.graph;
   std::map<std::string, size_t> producer;
   for (size_t n = 0; n < g.nodes.size(); ++n)
     for (const auto& name : g.nodes[n].outputs)
       if (!name.empty()) producer[name] = n;
   std::set<size_t> heads;
-  for (const auto& o : g.outputs)
-    if (auto it = producer.find(o.name); it != producer.end()) heads.insert(it->second);
+  for (const auto& [name, v] : values)
+    if (auto it = producer.find(name); it != producer.end()) heads.insert(it->second);
   std::vector<bool> covered(g.nodes.size(), false);
   for (size_t head : heads) {  // ascending: execution order
-    // The head's upstream nodes, in topological order, that no earlier group took.
+    // The head's upstream nodes, in topological order, reached through values not exposed, that
+    // no earlier group took.
     std::vector<bool> upstream(g.nodes.size(), false);
     upstream[head] = true;
     for (size_t n = head + 1; n-- > 0;) {
       if (!upstream[n]) continue;
       for (const auto& in : g.nodes[n].inputs)
-        if (auto it = producer.find(in); it != producer.end()) upstream[it->second] = true;
+        if (auto it = producer.find(in); it != producer.end() && !values.count(in))
+          upstream[it->second] = true;
     }
     NodeGroup group;
     for (size_t n = 0; n <= head; ++n)
@@ -46,10 +49,14 @@ void report_whole_graph(const Model& model, const std::map<std::string, Value>& 
         covered[n] = true;
       }
     const Node& node = g.nodes[head];
-    std::vector<Value> values(node.outputs.size());
-    for (size_t i = 0; i < node.outputs.size(); ++i)
-      if (auto it = outputs.find(node.outputs[i]); it != outputs.end()) values[i] = it->second;
-    on_node(node, values, NodeReport{covers_of(g, group), note});
+    std::vector<Value> outs(node.outputs.size());
+    std::string head_note = note;
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (auto it = values.find(node.outputs[i]); it != values.end()) outs[i] = it->second;
+      if (auto it = notes.find(node.outputs[i]); it != notes.end()) head_note = it->second;
+    }
+    on_node(node, outs,
+            NodeReport{group.nodes.size() > 1 ? covers_of(g, group) : std::string(), head_note});
   }
 }
 
@@ -116,7 +123,7 @@ Expected<std::vector<Value>> CompilerBackend::run_values(const Model& model,
   IG_RETURN_IF_ERROR(check_feeds(model, feeds));
   IG_ASSIGN_OR_RETURN(const Program* p, program(model));
   last_ = p;
-  nlohmann::json req{{"op", "run"}, {"key", p->key}};
+  nlohmann::json req{{"op", "run"}, {"key", p->key}, {"trace", static_cast<bool>(on_node)}};
   std::string body;
   IG_RETURN_IF_ERROR(RunnerProcess::encode_feeds(feeds, name_, &req["feeds"], &body));
   auto reply = runner_->call(req, body);
@@ -135,7 +142,24 @@ Expected<std::vector<Value>> CompilerBackend::run_values(const Model& model,
     values[o.name] = Value::of(it->second);
     result.push_back(values[o.name]);
   }
-  if (on_node) report_whole_graph(model, values, on_node, executed_note(*p));
+  if (!on_node) return result;
+  // The layers the compiler exposed without changing what runs (OpenVINO), each with what
+  // computed it; a string says why it could not, and the whole graph is one group.
+  const nlohmann::json layers = reply->header.value("layers", nlohmann::json());
+  std::map<std::string, std::string> notes;
+  std::string note = executed_note(*p);
+  if (layers.is_object() && !layers.empty()) {
+    for (const auto& [name, what] : layers.items()) {
+      auto it = outputs.find(name);
+      if (it == outputs.end() || values.count(name)) continue;
+      values[name] = Value::of(it->second);
+      notes[name] = what.get<std::string>();
+    }
+    note = "the layer computing it was not exposed";
+  } else if (layers.is_string()) {
+    note += "; layers not exposed: " + layers.get<std::string>();
+  }
+  report_exposed(model, values, notes, on_node, note);
   return result;
 }
 

@@ -1,9 +1,10 @@
 // A deep-learning compiler as a platform (openvino, iree, torch2): the model file goes to the
 // compiler whole, in a runner process (src/backends/pyrunner/compiler_runner.py); what runs is
-// the compiler's own program. A compiler that fuses the graph into kernels of its own has no
-// layer values to give without compiling another program, so a traced run reports each graph
-// output as one fused group covering every node upstream of it, named as such: `origins` then
-// stops at the group, and `reduce`/triage find the operator by compiling cut models.
+// the compiler's own program. A traced run takes the layer values the compiler can give without
+// changing what runs (OpenVINO: the edges of its runtime model's layers, from a second compilation
+// whose graph outputs must be the plain one's, bit for bit); every other node is covered by the
+// group of the next value reported, and with IREE and Inductor that is the whole graph: `origins`
+// then stops at the group, and `reduce`/triage find the operator by compiling cut models.
 // Compiled programs are cached per model hash and knobs (default_cache_dir()/NAME).
 #pragma once
 
@@ -56,9 +57,11 @@ class CompilerBackend : public Backend {
   const Program* last_ = nullptr;  // the program of the last run
 };
 
-// Reports each graph output's producer as one group covering every node upstream of it not
-// covered by an earlier one, in execution order, with `note`.
-void report_whole_graph(const Model& model, const std::map<std::string, Value>& outputs,
-                        const NodeCallback& on_node, const std::string& note);
+// Reports every node with an output in `values` (graph outputs, and the values a compiler exposed)
+// as one group covering the nodes upstream of it reached through values not exposed and not
+// covered by an earlier group, in execution order; its note is `notes` of its output, else `note`.
+void report_exposed(const Model& model, const std::map<std::string, Value>& values,
+                    const std::map<std::string, std::string>& notes, const NodeCallback& on_node,
+                    const std::string& note);
 
 }  // namespace ig

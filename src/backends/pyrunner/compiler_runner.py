@@ -5,7 +5,9 @@ scripts/setup's venv): `python compiler_runner.py NAME` hosts the adapter NAME_a
   hello                        -> {library, version, python}
   load {key, model, knobs}     -> compiles the ONNX file (or takes it from the cache) -> {inputs,
                                   outputs, executed: what the compiler says it will run}
-  run {key, feeds}             -> {outputs: the graph outputs}
+  run {key, feeds, trace}      -> {outputs: the graph outputs; with trace, where the adapter can
+                                  expose layers without changing what runs, their values too and
+                                  layers: {value: what computed it} (or why not, as a string)}
   drop {key}
 
 A compile failure is an error reply carrying the compiler's own message; the worker makes it the
@@ -77,7 +79,15 @@ def run(req, body):
     program = compiled.get(req["key"])
     if program is None:
         raise KeyError(f"nothing compiled as '{req['key']}'")
-    values = program.run(protocol.feeds_of(req, body))
+    feeds = protocol.feeds_of(req, body)
+    if req.get("trace") and hasattr(program, "trace"):
+        values, exposed, notes = program.trace(feeds)
+        header, chunks = protocol.outputs_reply(program.outputs + list(exposed),
+                                                values + list(exposed.values()))
+        # notes: each exposed value's layer; a string: why none are (the plain outputs stand).
+        header["layers"] = notes
+        return header, chunks
+    values = program.run(feeds)
     return protocol.outputs_reply(program.outputs, values)
 
 

@@ -1,7 +1,9 @@
 """OpenVINO's CPU plugin (PyPI `openvino`) for compiler_runner.py. Knobs: precision (auto: the
 plugin's own choice, which is bf16 on a CPU with AVX512-BF16 or AMX; f32, bf16, f16), mode
 (performance | accuracy: EXECUTION_MODE_HINT) and threads. One stream, latency hint: one inference
-at a time on `threads` threads. What the plugin compiled (its runtime model: every executed layer's
+at a time on `threads` threads. A traced run compiles the model a second time with the values at
+the edges of the runtime model's layers as extra outputs, and keeps them only where its graph
+outputs are the plain compilation's, bit for bit. What the plugin compiled (its runtime model: every executed layer's
 type, precision and the original operations it covers) is reported at load, not guessed.
 """
 from collections import Counter
@@ -45,21 +47,78 @@ class Program:
     def __init__(self, path, knobs, cache):
         if cache:
             _core.set_property({"CACHE_DIR": cache})
-        try:
-            self._compiled = _core.compile_model(path, "CPU", _config(knobs))
-        except RuntimeError as e:  # the frontend's or the plugin's refusal
-            raise CompileError(f"OpenVINO: {_message(e)}") from None
+        self._path, self._config = path, _config(knobs)
+        self._compiled = self._compile(path)
         self._request = self._compiled.create_infer_request()
         self.inputs = [p.get_any_name() for p in self._compiled.inputs]
         self.outputs = [p.get_any_name() for p in self._compiled.outputs]
+        self._traced = None  # (compiled, request, exposed names, notes), made at the first trace
 
-    def run(self, feeds):
+    def _compile(self, model):
+        try:
+            return _core.compile_model(model, "CPU", self._config)
+        except RuntimeError as e:  # the frontend's or the plugin's refusal
+            raise CompileError(f"OpenVINO: {_message(e)}") from None
+
+    def _infer(self, compiled, request, feeds):
         missing = [n for n in self.inputs if n not in feeds]
         if missing:
             raise ValueError(f"no value for input '{missing[0]}'")
-        result = self._request.infer({n: feeds[n] for n in self.inputs})
-        by_name = {p.get_any_name(): np.array(result[p], copy=True) for p in self._compiled.outputs}
+        result = request.infer({n: feeds[n] for n in self.inputs})
+        return {p.get_any_name(): np.array(result[p], copy=True) for p in compiled.outputs}
+
+    def run(self, feeds):
+        by_name = self._infer(self._compiled, self._request, feeds)
         return [by_name[n] for n in self.outputs]
+
+    def boundaries(self):
+        """The ONNX values the runtime model computes at the edge of one of its layers (a value a
+        layer's covered operations hand to another layer or to a graph output), each with the
+        layer's type and precision: exposing them keeps every fusion as it is."""
+        original = _core.read_model(self._path)
+        by_name = {op.get_friendly_name(): op for op in original.get_ops()}
+        found = {}
+        for op in self._compiled.get_runtime_model().get_ordered_ops():
+            info = op.get_rt_info()
+            kind = info["layerType"].astype(str)
+            if kind in _PLUMBING:
+                continue
+            covers = {n for n in info["originalLayersNames"].astype(str).split(",") if n}
+            precision = info["runtimePrecision"].astype(str)
+            for name in covers:
+                if name not in by_name:
+                    continue
+                for out in by_name[name].outputs():
+                    consumers = [t.get_node() for t in out.get_target_inputs()]
+                    if not out.get_names() or not any(
+                            c.get_friendly_name() not in covers or c.get_type_name() == "Result"
+                            for c in consumers):
+                        continue
+                    for tensor in out.get_names():
+                        found[tensor] = f"{kind} {precision}"
+        return found
+
+    def trace(self, feeds):
+        """The plain run's outputs, and the boundary values from a second compilation that also
+        returns them; None where its graph outputs are not the plain run's, bit for bit."""
+        plain = self.run(feeds)
+        if self._traced is None:
+            notes = {n: v for n, v in self.boundaries().items() if n not in self.outputs}
+            model = _core.read_model(self._path)
+            if notes:
+                model.add_outputs(sorted(notes))
+            compiled = self._compile(model)
+            self._traced = (compiled, compiled.create_infer_request(), notes)
+        compiled, request, notes = self._traced
+        values = self._infer(compiled, request, feeds)
+        for name, value in zip(self.outputs, plain):
+            got = values.get(name)
+            if got is None or got.dtype != value.dtype or got.shape != value.shape or \
+                    got.tobytes() != value.tobytes():
+                return plain, {}, (f"graph output '{name}' of the compilation exposing its layers "
+                                   "differs from the plain one's")
+        exposed = {n: values[n] for n in notes if n in values}
+        return plain, exposed, {n: notes[n] for n in exposed}
 
     def executed(self):
         layers, precisions = [], Counter()

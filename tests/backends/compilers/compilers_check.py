@@ -8,7 +8,8 @@
   legalized), and the other platforms of the run go on.
 - OpenVINO says what precision its layers ran in: bf16 by default on a CPU with AVX512-BF16 or
   AMX, f32 when held to it.
-- A traced study: origins reaches back through the compiled whole graph and names it.
+- A traced study: origins reaches back through torch.compile's whole graph and names it; on
+  OpenVINO it stops at the runtime layer (Conv+Relu) whose values the plugin exposed.
 - Without the venv's python, the platform is unsupported with the way to get it.
 
     tests/backends/compilers/compilers_check.py build/infergap WORK_DIR
@@ -171,6 +172,18 @@ def main():
         origins = [o for p in pairs for o in p["origins"]]
         check(len(origins) == 1 and origins[0].get("covers") == ["conv", "relu", "soft"],
               f"origins names torch2's compiled graph as one group: {origins}")
+
+        # OpenVINO exposes the edges of its runtime layers: Conv+Relu is one layer, Softsign another.
+        store = os.path.join(tmp, "study-ov.db")
+        subprocess.run([CLI, "study", "--model", chain, "--input", f"x={tmp}/x.npy", "-p", "ref",
+                        "-p", "openvino:precision=f32", "--oracle", "none", "--store", store,
+                        "--no-report"], capture_output=True, text=True)
+        done = subprocess.run([CLI, "origins", "--store", store, "--json"],
+                              capture_output=True, text=True)
+        pairs = json.loads(done.stdout)["pairs"] if done.returncode == 0 else []
+        origins = [(o["node"], o.get("covers")) for p in pairs for o in p["origins"]]
+        check(origins == [("relu", ["conv", "relu"])],
+              f"openvino's traced run gives its fused Conv+Relu layer, origin there: {origins}")
 
         env = dict(os.environ, INFERGAP_PYTHON=os.path.join(tmp, "no-python"))
         runs = run_json(CLI, conv, ["openvino"], [f"x={tmp}/x.npy"], env=env)
