@@ -2,12 +2,17 @@
 // the explanation of its origin node, the judgement, README.md and repro.sh.
 #include <filesystem>
 
+#include "analysis/campaign/data.h"
 #include "analysis/triage/index.h"
 #include "analysis/triage/markdown.h"
 #include "analysis/triage/spec.h"
 #include "model/npy.h"
 #include "model/onnx_model.h"
+#include "platform/knobs.h"
+#include "platform/spec.h"
 #include "study/self_check.h"
+#include "tensor/convert.h"
+#include "worker/worker_pool.h"
 #include "workflow/explain.h"
 #include "workflow/reduce.h"
 #include "workflow/triage.h"
@@ -153,6 +158,103 @@ nlohmann::json explain_representative(const Store& store, const TriagePlan& plan
           {"tried", o->result.tried.size()}};
 }
 
+// A platform's own spec with its eager knobs set (ORT's opt=disabled, torch2's compile=off); ""
+// where its backend has none or the spec already is eager.
+std::string eager_partner(const TriagePlan& plan, const std::string& platform) {
+  auto spec = parse_platform_spec(platform);
+  if (!spec.ok()) return "";
+  const auto eager = eager_options(plan.options.analysis.knobs, spec->backend);
+  PlatformSpec e = *spec;
+  bool changed = false;
+  for (const auto& [key, value] : eager) {
+    auto it = e.options.find(key);
+    const std::string current = it != e.options.end()
+                                    ? it->second
+                                    : knob_default(plan.options.analysis.knobs, spec->backend, key);
+    if (current == value) continue;
+    e.options[key] = value;
+    changed = true;
+  }
+  return changed ? e.to_string() : "";
+}
+
+// Whether every output of `a` lies within tolerance of `oracle`'s, rounded to a's dtype first.
+bool outputs_within(const RunResult& a, const RunResult& oracle, double rtol, double atol) {
+  if (a.verdict != Verdict::kOk || oracle.verdict != Verdict::kOk ||
+      a.outputs.size() != oracle.outputs.size())
+    return false;
+  for (size_t i = 0; i < a.outputs.size(); ++i) {
+    const Tensor& t = a.outputs[i].tensor;
+    Tensor r = oracle.outputs[i].tensor;
+    if (!t.defined() || !r.defined()) return false;
+    if (is_float(t.dtype())) r = convert_float_tensor(r, t.dtype());
+    if (!campaign::within_tolerance(t, r, rtol, atol)) return false;
+  }
+  return true;
+}
+
+// For a wrong result on a compiled mode: the reduced model on the platform (every layer), on its
+// eager partner and on the oracle. Where the eager partner agrees with the oracle and the platform
+// does not, the optimizer's rewrite made the difference, and the platform's traced groups say
+// which nodes it fused into what (triage::judge_rewrite). Null where it does not apply.
+nlohmann::json rewrite_evidence(const TriagePlan& plan, const triage::Finding& f,
+                                const fs::path& folder, const Reduced& red) {
+  if (f.kind != triage::kWrong || !red.json.value("done", false)) return nullptr;
+  const Hit& rep = f.representative();
+  const std::string eager = eager_partner(plan, rep.platform);
+  if (eager.empty()) return nullptr;
+  nlohmann::json out{{"platform", rep.platform}, {"eager", eager}, {"eager_agrees", false}};
+  const std::string model_path = (folder / "reduced.onnx").string();
+  LoadOptions light;
+  light.run_checker = false;
+  auto model = load_model(model_path, light);
+  if (!model.ok()) return out;
+  std::map<std::string, std::string> op_of;
+  for (const auto& n : model->graph.nodes) op_of[n.name] = n.op_type;
+  RunRequest request;
+  request.model_path = model_path;
+  request.timeout_seconds = plan.reduce_timeout;
+  for (const auto& spec : red.files.specs) {
+    const auto eq = spec.find('=');
+    auto t = read_npy(spec.substr(eq + 1));
+    if (!t.ok()) return out;
+    request.inputs[spec.substr(0, eq)] = *t;
+  }
+  WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
+  auto run_on = [&](const std::string& platform, bool layers) {
+    RunRequest r = request;
+    r.platform = platform;
+    r.capture.all_layers = layers;
+    r.capture.keep_tensors = !layers;  // the traced run is read for its groups alone
+    return pool.run(r);
+  };
+  const RunResult oracle = run_on(rep.against, false);
+  const RunResult eager_run = run_on(eager, false);
+  const RunResult plain = run_on(rep.platform, false);
+  const double rtol = plan.options.analysis.rtol, atol = plan.options.analysis.atol;
+  out["eager_agrees"] =
+      outputs_within(eager_run, oracle, rtol, atol) && !outputs_within(plain, oracle, rtol, atol);
+  if (!out["eager_agrees"].get<bool>()) return out;
+  out["groups"] = nlohmann::json::array();
+  const RunResult traced = run_on(rep.platform, true);
+  for (const auto& t : traced.trace) {
+    if (t.covers.find(',') == std::string::npos) continue;  // one node alone
+    nlohmann::json g{{"node", t.node},
+                     {"note", t.note},
+                     {"covers", nlohmann::json::array()},
+                     {"ops", nlohmann::json::array()}};
+    for (size_t start = 0; start <= t.covers.size();) {
+      const size_t end = std::min(t.covers.find(',', start), t.covers.size());
+      const std::string name = t.covers.substr(start, end - start);
+      g["covers"].push_back(name);
+      g["ops"].push_back(op_of.count(name) ? op_of[name] : std::string("?"));
+      start = end + 1;
+    }
+    out["groups"].push_back(g);
+  }
+  return out;
+}
+
 bool oracle_ran(const Store& store, const Hit& rep) {
   auto runs = store.runs();
   if (!runs.ok()) return false;
@@ -198,6 +300,12 @@ Status write_finding_folder(const Store& store, const TriagePlan& plan, const tr
   if (plan.progress) plan.progress(entry["id"].get<std::string>() + ": explain");
   entry["explain"] = explain_representative(store, plan, f);
   entry["judgement"] = judge_finding(store, f, entry["explain"], fp32_reference_too);
+  if (plan.progress) plan.progress(entry["id"].get<std::string>() + ": eager partner");
+  entry["rewrite"] = rewrite_evidence(plan, f, folder, red);
+  // Only where our own fp32 interpreter is not at fault too (fp32 semantics stands first).
+  if (auto rewrite = triage::judge_rewrite(f.op, entry["rewrite"]);
+      !rewrite.is_null() && entry["judgement"].value("verdict", "") != "fp32 semantics")
+    entry["judgement"] = rewrite;
   IG_RETURN_IF_ERROR(write_repro_script(folder.string(), entry, red.files.specs, red.outputs,
                                         plan.options.analysis.rtol, plan.options.analysis.atol));
   entry["repro"] = (folder / "repro.sh").string();

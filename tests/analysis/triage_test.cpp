@@ -38,6 +38,33 @@ TEST(TriageSpec, LinksTheOperatorAndJudgesByKind) {
   EXPECT_EQ(judge(kCrash, "Conv", nullptr, true, true)["verdict"], "library defect");
 }
 
+TEST(TriageRewrite, AFoldTheEagerModeDoesNotMakeIsNamedWithItsMechanism) {
+  EXPECT_TRUE(judge_rewrite("MaxPool", nullptr).is_null());
+  nlohmann::json rewrite{{"platform", "ort:opt=all,threads=1"},
+                         {"eager", "ort:opt=disabled,threads=1"},
+                         {"eager_agrees", false}};
+  // The eager mode is off too: no rewrite to blame.
+  EXPECT_TRUE(judge_rewrite("Pad+MaxPool[k=3x3]", rewrite).is_null());
+  rewrite["eager_agrees"] = true;
+  rewrite["groups"] = {{{"node", "maxpool"},
+                        {"covers", {"zeropad", "maxpool"}},
+                        {"ops", {"Pad", "MaxPool"}},
+                        {"note", "ort ran com.microsoft.nchwc.MaxPool"}}};
+  const auto pad = judge_rewrite("Pad+MaxPool[k=3x3]", rewrite);
+  EXPECT_EQ(pad["verdict"], "invalid rewrite");
+  const std::string why = pad["why"];
+  for (const char* part : {"ort:opt=disabled,threads=1", "zeropad, maxpool (Pad+MaxPool)",
+                           "Pad folded into MaxPool's pads", "-inf"})
+    EXPECT_NE(why.find(part), std::string::npos) << part << " in: " << why;
+  EXPECT_EQ(pad["spec"], "https://onnx.ai/onnx/operators/onnx__MaxPool.html");
+  // A fusion no known pattern explains still says the optimizer made it.
+  rewrite["groups"] = {{{"node", "relu"}, {"covers", {"conv", "relu"}}, {"ops", {"Conv", "Relu"}}}};
+  const auto other = judge_rewrite("Conv+Relu", rewrite);
+  EXPECT_EQ(other["verdict"], "library defect");
+  EXPECT_NE(other["why"].get<std::string>().find("does not keep the model's ONNX semantics"),
+            std::string::npos);
+}
+
 Finding finding_of(std::vector<std::string> models) {
   Finding f{"ort | wrong-result | Conv", "ort", kWrong, "Conv", {}};
   for (const auto& m : models) {

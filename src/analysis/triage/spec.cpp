@@ -2,6 +2,9 @@
 
 #include "analysis/triage/findings.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace ig::triage {
 
 std::string onnx_spec_url(const std::string& op) {
@@ -128,6 +131,71 @@ nlohmann::json judge(const std::string& kind, const std::string& op, const nlohm
                  "order tried by explain: a candidate defect, to be checked against the "
                  "specification by hand",
                  op);
+}
+
+namespace {
+
+// Rewrites graph optimizers make whose validity depends on the operands, by the op types they
+// fuse (in order) and what they do to the model's semantics.
+struct KnownRewrite {
+  std::vector<std::string> ops;
+  const char* mechanism;
+};
+const std::vector<KnownRewrite>& known_rewrites() {
+  static const std::vector<KnownRewrite> table = {
+      {{"Pad", "MaxPool"},
+       "Pad folded into MaxPool's pads: MaxPool pads with -inf where the model's Pad writes its "
+       "constant (0 unless set), so a window at the border whose values all lie below the "
+       "constant takes another maximum; the fold keeps ONNX's semantics only for a constant of "
+       "-inf"},
+      {{"Pad", "AveragePool"},
+       "Pad folded into AveragePool's pads: the model averages the padded constant in; the fold "
+       "keeps ONNX's semantics only for a zero constant with count_include_pad=1"},
+      {{"Pad", "Conv"},
+       "Pad folded into Conv's pads: Conv pads with zeros; the fold keeps ONNX's semantics only "
+       "for Pad's constant mode with a zero constant"},
+  };
+  return table;
+}
+
+// The known rewrite whose op types appear in order, consecutively, among a group's.
+const KnownRewrite* match_rewrite(const std::vector<std::string>& ops) {
+  for (const auto& k : known_rewrites())
+    for (size_t i = 0; i + k.ops.size() <= ops.size(); ++i)
+      if (std::equal(k.ops.begin(), k.ops.end(), ops.begin() + static_cast<std::ptrdiff_t>(i)))
+        return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json judge_rewrite(const std::string& op, const nlohmann::json& rewrite) {
+  if (!rewrite.is_object() || !rewrite.value("eager_agrees", false)) return nullptr;
+  const std::string platform = rewrite.value("platform", std::string());
+  const std::string eager = rewrite.value("eager", std::string());
+  std::string fused, mechanism;
+  for (const auto& g : rewrite.value("groups", nlohmann::json::array())) {
+    const auto covers = g.value("covers", std::vector<std::string>{});
+    const auto ops = g.value("ops", std::vector<std::string>{});
+    std::string names;
+    for (const auto& c : covers) names += (names.empty() ? "" : ", ") + c;
+    const std::string note = g.value("note", std::string());
+    fused += fmt::format("{}{} ({}){}", fused.empty() ? "" : "; ", names, fmt::join(ops, "+"),
+                         note.empty() ? "" : " as `" + note + "`");
+    if (const KnownRewrite* k = match_rewrite(ops); k && mechanism.empty())
+      mechanism = k->mechanism;
+  }
+  std::string why = fmt::format(
+      "with its optimizer off ({}) the platform agrees with the fp64 oracle on the reduced model; "
+      "with it on ({}) it does not",
+      eager, platform);
+  why += fused.empty() ? ", though its executed graph shows no fused group"
+                       : fmt::format(", and its executed graph fuses {}", fused);
+  why += mechanism.empty() ? ": a rewrite that does not keep the model's ONNX semantics"
+                           : ". " + mechanism +
+                                 "; here it changes the result, so the rewrite is "
+                                 "not valid for this model";
+  return verdict(mechanism.empty() ? "library defect" : "invalid rewrite", why, op);
 }
 
 }  // namespace ig::triage

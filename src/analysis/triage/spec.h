@@ -12,13 +12,23 @@ namespace ig::triage {
 // attributes dropped); "" for a non-operator such as "(model)".
 std::string onnx_spec_url(const std::string& op);
 
-// {"verdict": "library defect" | "rounding" | "support gap" | "implementation choice" |
-//  "undetermined", "why": ..., "spec": url}. `explain`: the explain summary written for the
+// {"verdict": "library defect" | "invalid rewrite" | "rounding" | "support gap" |
+//  "implementation choice" | "undetermined", "why": ..., "spec": url}. `explain`: the explain
+//  summary written for the
 // finding (cause, exact), or null when explain did not run; `oracle_ran`: the fp64 reference ran
 // the same case, so the model is valid and computable; `fp32_reference_too`: infergap's own fp32
 // interpreter (plain `ref`, no knobs) has a finding of the same kind at the same operator, so it
 // comes from fp32 arithmetic against the fp64 oracle, never a library defect.
 nlohmann::json judge(const std::string& kind, const std::string& op, const nlohmann::json& explain,
                      bool oracle_ran, bool fp32_reference_too = false);
+
+// The judgement of a wrong result that appears only with the platform's optimizer on. `rewrite`:
+// {"platform", "eager": its eager partner, "eager_agrees": the partner is within tolerance of the
+// oracle on the reduced model while the platform is not, "groups": [{"node", "covers": [names],
+// "ops": [op types], "note"}] the compiled run fused}. With eager_agrees, the optimizer's rewrite
+// made the difference: "library defect" (the rewrite does not keep the model's ONNX semantics),
+// naming the rewrite and, for a pattern known here (a Pad folded into the next operator's pads),
+// its mechanism. Null otherwise.
+nlohmann::json judge_rewrite(const std::string& op, const nlohmann::json& rewrite);
 
 }  // namespace ig::triage
