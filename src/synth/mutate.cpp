@@ -67,7 +67,8 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
           cast,
           attribute_candidates(model, rng),
           inject_candidates(model, rng),
-          precision_candidates(model, rng)};
+          precision_candidates(model, rng),
+          pad_split_candidates(model, rng)};
 }
 
 }  // namespace

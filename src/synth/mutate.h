@@ -28,6 +28,9 @@ namespace ig {
 //   convert     to=fp16|bf16 keep_io= block=        float16 / bfloat16 (synth/convert_precision.h)
 //   castspan    to=fp16|bf16 first=NODE last=NODE  those nodes (graph order) in that type between
 //                                                 Casts, the rest float32 (convert with block=)
+//   padsplit    node=NAME value=0|-inf           a Conv's/pool's pads moved into a Pad before it
+//                                                 (the value that keeps its result:
+//                                                 mutate_pads.cpp)
 struct Mutation {
   std::string kind;
   std::map<std::string, std::string> params;

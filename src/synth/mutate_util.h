@@ -55,5 +55,8 @@ Status extract_node(onnx::ModelProto& model, const Mutation& m);
 Status cast_span(onnx::ModelProto& model, const std::map<std::string, std::string>& params);
 // A castspan of 1 to 4 nodes and the whole model in bfloat16 (convert to=bf16 keep_io=1).
 std::vector<Mutation> precision_candidates(const onnx::ModelProto& model, Rng& rng);
+// padsplit(node=,value=0|-inf): mutate_pads.cpp.
+Status split_pads(onnx::ModelProto& model, const Mutation& m);
+std::vector<Mutation> pad_split_candidates(const onnx::ModelProto& model, Rng& rng);
 
 }  // namespace ig

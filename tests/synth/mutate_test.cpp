@@ -6,7 +6,9 @@
 
 #include "backends/ref/ref_backend.h"
 #include "inputs/random_input.h"
+#include "inputs/rng.h"
 #include "model/onnx_model.h"
+#include "synth/mutate_util.h"
 #include "synth/zoo.h"
 
 namespace ig {
@@ -31,6 +33,38 @@ Expected<Tensor> run_ref(onnx::ModelProto proto) {
 void expect_close(const Tensor& a, const Tensor& b, double tol) {
   ASSERT_EQ(a.shape(), b.shape());
   for (int64_t i = 0; i < a.numel(); ++i) EXPECT_NEAR(a.as_double(i), b.as_double(i), tol) << i;
+}
+
+TEST(MutatePads, PaddingMovedIntoAPadKeepsTheResultAndTheCheckerHappy) {
+  const auto p = parent();
+  const auto base = run_ref(p);
+  ASSERT_TRUE(base.ok()) << base.status().to_string();
+  Rng rng(1);
+  const auto candidates = pad_split_candidates(p, rng);
+  ASSERT_FALSE(candidates.empty());
+  for (const auto& c : candidates) {
+    onnx::ModelProto v = p;
+    ASSERT_TRUE(apply_mutation(v, c).ok()) << c.to_string();
+    EXPECT_TRUE(check_variant(v).ok()) << c.to_string();
+    EXPECT_EQ(v.graph().node_size(), p.graph().node_size() + 1);
+    auto node = node_index(v.graph(), c.params.at("node"));
+    ASSERT_TRUE(node.ok());
+    EXPECT_EQ(v.graph().node(*node - 1).op_type(), "Pad");  // right before it, reading its input
+    for (const auto& a : v.graph().node(*node).attribute()) EXPECT_NE(a.name(), "pads");
+    auto out = run_ref(v);
+    ASSERT_TRUE(out.ok()) << c.to_string() << ": " << out.status().to_string();
+    expect_close(*out, *base, 1e-6);
+  }
+  // What it cannot split says why; a made-up pad value is refused.
+  onnx::ModelProto v = p;
+  std::string relu;
+  for (const auto& n : p.graph().node())
+    if (n.op_type() == "Relu") relu = n.name();
+  auto st = apply_mutation(v, {"padsplit", {{"node", relu}, {"value", "0"}}});
+  EXPECT_NE(st.message().find("not a Conv, MaxPool or AveragePool"), std::string::npos)
+      << st.to_string();
+  st = apply_mutation(v, {"padsplit", {{"node", candidates[0].params.at("node")}, {"value", "5"}}});
+  EXPECT_NE(st.message().find("value must be 0 or -inf"), std::string::npos) << st.to_string();
 }
 
 TEST(Mutate, SameSeedSameVariantsOtherSeedOthers) {
