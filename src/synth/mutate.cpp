@@ -68,7 +68,8 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
           attribute_candidates(model, rng),
           inject_candidates(model, rng),
           precision_candidates(model, rng),
-          pad_split_candidates(model, rng)};
+          pad_split_candidates(model, rng),
+          decompose_candidates(model, rng)};
 }
 
 }  // namespace

@@ -146,6 +146,7 @@ Status apply_mutation(onnx::ModelProto& model, const Mutation& m) {
     if (m.kind == "convert") st = convert_in_place(model, m.params);
     if (m.kind == "castspan") st = cast_span(model, m.params);
     if (m.kind == "padsplit") st = split_pads(model, m);
+    if (m.kind == "decompose") st = decompose_node(model, m);
   } catch (const std::exception& e) {  // std::stod and friends on a hand-edited lineage
     st = invalid_argument("{}: bad parameter: {}", m.kind, e.what());
   }

@@ -58,5 +58,8 @@ std::vector<Mutation> precision_candidates(const onnx::ModelProto& model, Rng& r
 // padsplit(node=,value=0|-inf): mutate_pads.cpp.
 Status split_pads(onnx::ModelProto& model, const Mutation& m);
 std::vector<Mutation> pad_split_candidates(const onnx::ModelProto& model, Rng& rng);
+// decompose(node=): mutate_decompose.cpp.
+Status decompose_node(onnx::ModelProto& model, const Mutation& m);
+std::vector<Mutation> decompose_candidates(const onnx::ModelProto& model, Rng& rng);
 
 }  // namespace ig

@@ -112,11 +112,11 @@ Status Reader::take(void* out, size_t n) {
   return Status::Ok();
 }
 
-#define IG_READ_SCALAR(T, name)             \
-  Expected<T> Reader::name() {              \
-    T v;                                    \
-    IG_RETURN_IF_ERROR(take(&v, sizeof v)); \
-    return v;                               \
+#define IG_READ_SCALAR(T, name)                   \
+  Expected<T> Reader::name() {                    \
+    T v{}; /* GCC 12 cannot see take() fill it */ \
+    IG_RETURN_IF_ERROR(take(&v, sizeof v));       \
+    return v;                                     \
   }
 IG_READ_SCALAR(uint32_t, u32)
 IG_READ_SCALAR(uint64_t, u64)

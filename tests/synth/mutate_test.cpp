@@ -8,6 +8,7 @@
 #include "inputs/random_input.h"
 #include "inputs/rng.h"
 #include "model/onnx_model.h"
+#include "model/tensor_proto.h"
 #include "synth/mutate_util.h"
 #include "synth/zoo.h"
 
@@ -65,6 +66,90 @@ TEST(MutatePads, PaddingMovedIntoAPadKeepsTheResultAndTheCheckerHappy) {
       << st.to_string();
   st = apply_mutation(v, {"padsplit", {{"node", candidates[0].params.at("node")}, {"value", "5"}}});
   EXPECT_NE(st.message().find("value must be 0 or -inf"), std::string::npos) << st.to_string();
+}
+
+// One node of `op` on x: float[2,3,4,5] at `opset`, with `extra` initializers as its later inputs.
+onnx::ModelProto one_node_model(const std::string& op, int64_t opset,
+                                std::vector<std::pair<std::string, Tensor>> extra = {},
+                                std::vector<onnx::AttributeProto> attrs = {}) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* os = m.add_opset_import();
+  os->set_version(opset);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  for (const char* name : {"x", "y"}) {
+    auto* v = std::string(name) == "x" ? g->add_input() : g->add_output();
+    v->set_name(name);
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : {2, 3, 4, 5}) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name("n");
+  n->add_input("x");
+  for (auto& [name, t] : extra) {
+    n->add_input(name);
+    tensor_to_proto(t, name, g->add_initializer());
+  }
+  n->add_output("y");
+  for (auto& a : attrs) *n->add_attribute() = a;
+  return m;
+}
+
+Expected<Tensor> run_ref_on(onnx::ModelProto proto, const Tensor& x) {
+  IG_ASSIGN_OR_RETURN(Model model, model_from_proto(proto, "variant", "", LoadOptions{}));
+  RefBackend ref;
+  IG_ASSIGN_OR_RETURN(auto outs, ref.run(model, {{"x", x}}, nullptr));
+  return outs[0].tensor;
+}
+
+TEST(MutateDecompose, EachOperatorAsItsPrimitivesGivesItsResult) {
+  onnx::AttributeProto tanh_form;
+  tanh_form.set_name("approximate");
+  tanh_form.set_type(onnx::AttributeProto::STRING);
+  tanh_form.set_s("tanh");
+  onnx::AttributeProto axis1;
+  axis1.set_name("axis");
+  axis1.set_type(onnx::AttributeProto::INT);
+  axis1.set_i(1);
+  const Tensor scale = random_uniform_tensor(DType::kFloat32, Shape{4, 5}, 3);
+  const Tensor bias = random_uniform_tensor(DType::kFloat32, Shape{4, 5}, 4);
+  struct Case {
+    std::string op;
+    onnx::ModelProto model;
+    size_t primitives;  // nodes in its place
+  };
+  const std::vector<Case> cases = {
+      {"Softmax", one_node_model("Softmax", 13), 5},
+      {"Softmax axis 1, opset 18", one_node_model("Softmax", 18, {}, {axis1}), 5},
+      {"HardSwish", one_node_model("HardSwish", 14), 2},
+      {"Gelu", one_node_model("Gelu", 20), 5},
+      {"Gelu tanh", one_node_model("Gelu", 20, {}, {tanh_form}), 9},
+      {"LayerNormalization",
+       one_node_model("LayerNormalization", 17, {{"s", scale}, {"b", bias}}, {axis1}), 9}};
+  // Inputs spread over [-4, 4]: HardSwish's and Gelu's bends, Softmax's range.
+  Tensor x = random_uniform_tensor(DType::kFloat32, Shape{2, 3, 4, 5}, 9);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = 8 * x.data<float>()[i] - 4;
+  for (const auto& c : cases) {
+    onnx::ModelProto v = c.model;
+    const Status st = apply_mutation(v, {"decompose", {{"node", "n"}}});
+    ASSERT_TRUE(st.ok()) << c.op << ": " << st.to_string();
+    EXPECT_TRUE(check_variant(v).ok()) << c.op << ": " << check_variant(v).to_string();
+    EXPECT_EQ(static_cast<size_t>(v.graph().node_size()), c.primitives) << c.op;
+    for (const auto& n : v.graph().node())
+      EXPECT_NE(n.op_type(), c.model.graph().node(0).op_type());
+    auto want = run_ref_on(c.model, x), got = run_ref_on(v, x);
+    ASSERT_TRUE(want.ok() && got.ok()) << c.op;
+    expect_close(*got, *want, 1e-5);
+  }
+  // A node it does not know, named with the reason.
+  onnx::ModelProto relu = one_node_model("Relu", 13);
+  const Status st = apply_mutation(relu, {"decompose", {{"node", "n"}}});
+  EXPECT_NE(st.message().find("not Softmax, HardSwish, Gelu or LayerNormalization"),
+            std::string::npos)
+      << st.to_string();
 }
 
 TEST(Mutate, SameSeedSameVariantsOtherSeedOthers) {
