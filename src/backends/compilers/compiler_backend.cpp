@@ -74,6 +74,7 @@ LibraryVersion CompilerBackend::library() const {
 Expected<const CompilerBackend::Program*> CompilerBackend::program(const Model& model) {
   const std::string identity = file_identity(model.path);
   if (auto it = programs_.find(identity); it != programs_.end()) return &it->second;
+  if (auto it = refused_.find(identity); it != refused_.end()) return it->second;
   // One program at a time: a campaign moves from model to model, and each holds its weights.
   for (const auto& [id, p] : programs_) (void)runner_->call({{"op", "drop"}, {"key", p.key}});
   programs_.clear();
@@ -82,9 +83,10 @@ Expected<const CompilerBackend::Program*> CompilerBackend::program(const Model& 
   auto loaded = runner_->call(
       {{"op", "load"}, {"key", key}, {"model", model.path}, {"knobs", knobs_}, {"cache", cache_}});
   if (!loaded.ok()) {
-    if (loaded.status().code() == StatusCode::kUnsupported)
-      return unsupported("{}: {}", name_, loaded.status().message());
-    return internal_error("{}: {}", name_, loaded.status().message());
+    if (loaded.status().code() != StatusCode::kUnsupported)
+      return internal_error("{}: {}", name_, loaded.status().message());
+    if (refused_.size() > 64) refused_.clear();  // a campaign's worth, not a leak
+    return refused_[identity] = unsupported("{}: {}", name_, loaded.status().message());
   }
   Program& p = programs_[identity];
   p.key = key;

@@ -53,6 +53,9 @@ class CompilerBackend : public Backend {
   std::string cache_;
   std::unique_ptr<RunnerProcess> runner_;
   std::map<std::string, Program> programs_;  // by model file identity
+  // A compiler's refusal of a model file, kept so that its other runs (a campaign's inputs) do
+  // not compile it again to be refused again.
+  std::map<std::string, Status> refused_;
   int next_key_ = 0;
   const Program* last_ = nullptr;  // the program of the last run
 };

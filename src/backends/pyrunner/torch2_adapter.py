@@ -47,6 +47,7 @@ class Program:
             inductor_config.freezing = self._mode == "freezing"
             self._module = torch.compile(module, mode=_MODES[self._mode], dynamic=False)
         self._compiled_shapes = set()
+        self._refused = None  # the compiler's refusal: other runs are refused without recompiling
 
     def run(self, feeds):
         torch = self._torch
@@ -55,6 +56,8 @@ class Program:
             raise ValueError(f"no value for input '{missing[0]}'")
         args = [torch.from_numpy(feeds[n]) for n in self.inputs]
         shapes = tuple(tuple(a.shape) for a in args)
+        if self._refused is not None:
+            raise CompileError(self._refused)
         with torch.no_grad():
             if self._mode == "off" or shapes in self._compiled_shapes:
                 result = self._module(*args)
@@ -62,8 +65,9 @@ class Program:
                 try:  # the first call at a shape compiles
                     result = self._module(*args)
                 except Exception as e:  # noqa: BLE001: every compiler failure is the verdict
-                    raise CompileError(f"torch.compile ({self._mode}): {type(e).__name__}: "
-                                       f"{str(e).strip().splitlines()[0] if str(e) else ''}") from None
+                    self._refused = (f"torch.compile ({self._mode}): {type(e).__name__}: "
+                                     f"{str(e).strip().splitlines()[0] if str(e) else ''}")
+                    raise CompileError(self._refused) from None
                 self._compiled_shapes.add(shapes)
         values = list(result) if isinstance(result, (tuple, list)) else [result]
         return [v.detach().cpu().numpy().copy() for v in values]
