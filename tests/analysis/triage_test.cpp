@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/triage/index.h"
+#include "analysis/triage/markdown.h"
 #include "analysis/triage/spec.h"
 
 namespace ig::triage {
@@ -63,6 +64,23 @@ TEST(TriageRewrite, AFoldTheEagerModeDoesNotMakeIsNamedWithItsMechanism) {
   EXPECT_EQ(other["verdict"], "library defect");
   EXPECT_NE(other["why"].get<std::string>().find("does not keep the model's ONNX semantics"),
             std::string::npos);
+}
+
+TEST(TriageMarkdown, AnUnlocatedOriginIsListedWithWhatItReducedTo) {
+  auto entry = [](nlohmann::json reduced) {
+    return nlohmann::json{{"id", "F001"},
+                          {"folder", "F001-x"},
+                          {"kind", kCompiled},
+                          {"op", "(unlocated)"},
+                          {"family", "torch2"},
+                          {"platforms", {"torch2"}},
+                          {"reduced", std::move(reduced)}};
+  };
+  const nlohmann::json one_node{{"done", true}, {"nodes", {{{"name", "sm"}, {"op", "Softmax"}}}}};
+  nlohmann::json index{{"findings", {entry(one_node), entry({{"done", false}})}}};
+  const std::string md = findings_markdown(index, "", FindingLinks{});
+  EXPECT_NE(md.find("`(unlocated) reduced to Softmax`"), std::string::npos) << md;
+  EXPECT_NE(md.find("`(unlocated)` |"), std::string::npos) << md;  // nothing reduced: as it was
 }
 
 Finding finding_of(std::vector<std::string> models) {

@@ -20,6 +20,19 @@ std::string joined(const nlohmann::json& list, const char* sep = ", ") {
   return s;
 }
 
+// The finding's operator as listed: an origin the campaign could not locate (a compiler's whole
+// graph, a campaign without layers) names the operators its reduction came down to, when few.
+std::string shown_op(const nlohmann::json& e) {
+  std::string op = str(e, "op");
+  const nlohmann::json reduced = e.value("reduced", nlohmann::json::object());
+  const nlohmann::json nodes = reduced.value("nodes", nlohmann::json::array());
+  if (op != "(unlocated)" || !reduced.value("done", false) || nodes.empty() || nodes.size() > 3)
+    return op;
+  std::string ops;
+  for (const auto& n : nodes) ops += (ops.empty() ? "" : "+") + str(n, "op");
+  return op + " reduced to " + ops;
+}
+
 std::string what_differs(const std::string& kind) {
   if (kind == kCrash) return "the platform crashes or hangs on the model";
   if (kind == kError) return "the platform fails with an error on the model";
@@ -87,8 +100,8 @@ void cause(std::string& md, const nlohmann::json& e) {
 
 std::string finding_readme(const nlohmann::json& e) {
   const auto& rep = e["representative"];
-  std::string md = fmt::format("# {}: {} — {} on {}\n\n", str(e, "id"), str(e, "kind"),
-                               str(e, "op"), str(e, "family"));
+  std::string md = fmt::format("# {}: {} — {} on {}\n\n", str(e, "id"), str(e, "kind"), shown_op(e),
+                               str(e, "family"));
   md += fmt::format("Signature: `{}`\n\n", str(e, "signature"));
   md += "## What differs\n\n" + what_differs(str(e, "kind")) + ".\n\n";
   md += fmt::format("- Platforms: {}\n", joined(e["platforms"]));
@@ -146,7 +159,7 @@ std::string findings_markdown(const nlohmann::json& index, const std::string& no
     else if (links.present.count(folder))
       id = fmt::format("[{}]({}/{}/README.md)", id, links.base, folder);
     md += fmt::format("| {} | {} | `{}` | {} | {} | {} | {} | {} |\n", id, str(e, "kind"),
-                      str(e, "op"), str(e, "family"), joined(e["platforms"], "<br>"),
+                      shown_op(e), str(e, "family"), joined(e["platforms"], "<br>"),
                       e.value("variant_count", 0), e.value("architecture_count", 0), verdict);
     for (const auto& p : e["platforms"]) ++per_platform[p.get<std::string>()];
     ++per_kind[str(e, "kind")];
