@@ -268,15 +268,17 @@ def markdown_table(manifest, results):
 
 
 def missing_modules():
-    """The COMPILER_MODULES the venv's python cannot import."""
+    """The COMPILER_MODULES the venv's python cannot import (one python run asks for all)."""
     python = os.environ.get("INFERGAP_PYTHON") or os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "..", ".venv", "bin", "python")
-    missing = []
-    for module in COMPILER_MODULES:
-        if not os.access(python, os.X_OK) or subprocess.run(
-                [python, "-c", f"import {module}"], capture_output=True).returncode != 0:
-            missing.append(module)
-    return missing
+    if not os.access(python, os.X_OK):
+        return list(COMPILER_MODULES)
+    probe = ("import sys\nmissing = []\nfor m in sys.argv[1:]:\n    try:\n        __import__(m)\n"
+             "    except ImportError:\n        missing.append(m)\nprint(' '.join(missing))")
+    done = subprocess.run([python, "-c", probe, *COMPILER_MODULES], capture_output=True, text=True)
+    if done.returncode != 0:
+        return list(COMPILER_MODULES)
+    return done.stdout.split()
 
 
 def main():

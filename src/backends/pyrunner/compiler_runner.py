@@ -31,10 +31,8 @@ except ImportError as e:  # answered at hello: the package is not installed
 compiled = {}
 
 
-def external_data_files(path):
+def external_data_files(path, graph):
     """The files the model's external tensors name, relative to its folder."""
-    import onnx
-    graph = onnx.load(path, load_external_data=False).graph
     files = set()
     for tensor in graph.initializer:
         for entry in tensor.external_data:
@@ -47,15 +45,13 @@ def external_data_files(path):
     return files
 
 
-def model_digest(path, knobs):
+def model_digest(path, graph, knobs):
     """The cache key: the model file's bytes (and its external data's), the knobs, the release."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
     folder = os.path.dirname(os.path.abspath(path))
-    for name in sorted(external_data_files(path)):
-        with open(os.path.join(folder, name), "rb") as f:
+    external = [os.path.join(folder, f) for f in sorted(external_data_files(path, graph))]
+    for name in [path] + external:
+        with open(name, "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):
                 h.update(block)
     h.update(repr(sorted(knobs.items())).encode())
@@ -63,16 +59,26 @@ def model_digest(path, knobs):
     return h.hexdigest()[:32]
 
 
+def graph_io(graph):
+    """The graph's input names (initializers aside) and output names, in declaration order."""
+    initializers = {t.name for t in graph.initializer}
+    return ([i.name for i in graph.input if i.name not in initializers],
+            [o.name for o in graph.output])
+
+
 def load(req):
+    import onnx
     knobs = req.get("knobs", {})
     cache = os.path.join(req["cache"], NAME) if req.get("cache") else ""
     if cache:
         os.makedirs(cache, exist_ok=True)
-    digest = model_digest(req["model"], knobs)
-    program = ADAPTER.compile_model(req["model"], knobs, cache, digest)
+    graph = onnx.load(req["model"], load_external_data=False).graph  # read once, for all of these
+    digest = model_digest(req["model"], graph, knobs)
+    program = ADAPTER.compile_model(req["model"], knobs, cache, digest, graph_io(graph))
     compiled[req["key"]] = program
+    # An adapter without `executed` has nothing to say of what its compiler runs.
     return {"inputs": program.inputs, "outputs": program.outputs,
-            "executed": program.executed()}, []
+            "executed": getattr(program, "executed", dict)()}, []
 
 
 def run(req, body):
@@ -80,6 +86,9 @@ def run(req, body):
     if program is None:
         raise KeyError(f"nothing compiled as '{req['key']}'")
     feeds = protocol.feeds_of(req, body)
+    missing = [n for n in program.inputs if n not in feeds]
+    if missing:
+        raise ValueError(f"no value for input '{missing[0]}'")
     if req.get("trace") and hasattr(program, "trace"):
         values, exposed, notes = program.trace(feeds)
         header, chunks = protocol.outputs_reply(program.outputs + list(exposed),

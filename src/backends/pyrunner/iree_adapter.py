@@ -13,7 +13,6 @@ import iree.compiler as compiler
 import iree.compiler.version as compiler_version
 import iree.runtime as runtime
 import numpy as np
-import onnx
 
 LIBRARY = "IREE"
 _threads_set = None
@@ -72,7 +71,7 @@ def _runtime_config(threads):
 
 
 class Program:
-    def __init__(self, path, knobs, cache, digest):
+    def __init__(self, path, knobs, cache, digest, io):
         vmfb_path = os.path.join(cache, digest + ".vmfb") if cache else ""
         if vmfb_path and os.path.exists(vmfb_path):
             with open(vmfb_path, "rb") as f:
@@ -83,10 +82,7 @@ class Program:
                 with tempfile.NamedTemporaryFile(dir=cache, delete=False) as f:
                     f.write(vmfb)
                 os.replace(f.name, vmfb_path)
-        graph = onnx.load(path, load_external_data=False).graph
-        initializers = {t.name for t in graph.initializer}
-        self.inputs = [i.name for i in graph.input if i.name not in initializers]
-        self.outputs = [o.name for o in graph.output]
+        self.inputs, self.outputs = io
         self._context = runtime.SystemContext(config=_runtime_config(int(knobs.get("threads", 1))))
         module = runtime.VmModule.copy_buffer(self._context.instance, vmfb)
         self._context.add_vm_module(module)
@@ -96,16 +92,10 @@ class Program:
         self._entry = self._context.modules[module.name][entry[0]]
 
     def run(self, feeds):
-        missing = [n for n in self.inputs if n not in feeds]
-        if missing:
-            raise ValueError(f"no value for input '{missing[0]}'")
         result = self._entry(*[feeds[n] for n in self.inputs])
         values = list(result) if isinstance(result, (tuple, list)) else [result]
         return [np.array(v.to_host() if hasattr(v, "to_host") else v, copy=True) for v in values]
 
-    def executed(self):
-        return {}
 
-
-def compile_model(path, knobs, cache, digest):
-    return Program(path, knobs, cache, digest)
+def compile_model(path, knobs, cache, digest, io):
+    return Program(path, knobs, cache, digest, io)

@@ -3,8 +3,9 @@ plugin's own choice, which is bf16 on a CPU with AVX512-BF16 or AMX; f32, bf16, 
 (performance | accuracy: EXECUTION_MODE_HINT) and threads. One stream, latency hint: one inference
 at a time on `threads` threads. A traced run compiles the model a second time with the values at
 the edges of the runtime model's layers as extra outputs, and keeps them only where its graph
-outputs are the plain compilation's, bit for bit. What the plugin compiled (its runtime model: every executed layer's
-type, precision and the original operations it covers) is reported at load, not guessed.
+outputs are the plain compilation's, bit for bit. What the plugin compiled (its runtime model:
+every executed layer's type, precision and the original operations it covers) is reported at
+load, not guessed.
 """
 from collections import Counter
 
@@ -30,6 +31,17 @@ def _config(knobs):
     if knobs.get("precision", "auto") != "auto":
         config["INFERENCE_PRECISION_HINT"] = knobs["precision"]
     return config
+
+
+def _runtime_layers(compiled):
+    """The runtime model's computing layers: (op, layer type, precision, covered operations)."""
+    for op in compiled.get_runtime_model().get_ordered_ops():
+        info = op.get_rt_info()
+        kind = info["layerType"].astype(str)
+        if kind in _PLUMBING:
+            continue
+        covers = [n for n in info["originalLayersNames"].astype(str).split(",") if n]
+        yield op, kind, info["runtimePrecision"].astype(str), covers
 
 
 class CompileError(RuntimeError):
@@ -61,9 +73,6 @@ class Program:
             raise CompileError(f"OpenVINO: {_message(e)}") from None
 
     def _infer(self, compiled, request, feeds):
-        missing = [n for n in self.inputs if n not in feeds]
-        if missing:
-            raise ValueError(f"no value for input '{missing[0]}'")
         result = request.infer({n: feeds[n] for n in self.inputs})
         return {p.get_any_name(): np.array(result[p], copy=True) for p in compiled.outputs}
 
@@ -78,13 +87,8 @@ class Program:
         original = _core.read_model(self._path)
         by_name = {op.get_friendly_name(): op for op in original.get_ops()}
         found = {}
-        for op in self._compiled.get_runtime_model().get_ordered_ops():
-            info = op.get_rt_info()
-            kind = info["layerType"].astype(str)
-            if kind in _PLUMBING:
-                continue
-            covers = {n for n in info["originalLayersNames"].astype(str).split(",") if n}
-            precision = info["runtimePrecision"].astype(str)
+        for _, kind, precision, covered in _runtime_layers(self._compiled):
+            covers = set(covered)
             for name in covers:
                 if name not in by_name:
                     continue
@@ -122,22 +126,19 @@ class Program:
 
     def executed(self):
         layers, precisions = [], Counter()
-        for op in self._compiled.get_runtime_model().get_ordered_ops():
-            info = op.get_rt_info()
-            kind = info["layerType"].astype(str)
-            if kind in _PLUMBING:
-                continue
-            precision = info["runtimePrecision"].astype(str)
-            covers = [n for n in info["originalLayersNames"].astype(str).split(",") if n]
+        for op, kind, precision, covers in _runtime_layers(self._compiled):
             layers.append({"layer": op.get_friendly_name(), "type": kind,
                            "precision": precision, "covers": covers})
             if kind not in _MOVES:
                 precisions[precision] += 1
         hint = self._compiled.get_property("INFERENCE_PRECISION_HINT")
         return {"inference_precision": str(getattr(hint, "get_type_name", lambda: hint)()),
-                "execution_mode": str(self._compiled.get_property("EXECUTION_MODE_HINT")).split(".")[-1],
+                "execution_mode":
+                    str(self._compiled.get_property("EXECUTION_MODE_HINT")).split(".")[-1],
                 "precisions": dict(precisions), "layers": layers}
 
 
-def compile_model(path, knobs, cache, digest):
+def compile_model(path, knobs, cache, digest, io):
+    # The compiled model's own input and output names (the ONNX frontend keeps the model's): `io`
+    # is not needed.
     return Program(path, knobs, cache)

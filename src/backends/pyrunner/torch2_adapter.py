@@ -23,18 +23,14 @@ def version():
 
 
 class Program:
-    def __init__(self, path, knobs, cache):
+    def __init__(self, path, knobs, cache, io):
         if cache:  # read by Inductor when it first compiles
             os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cache, "inductor")
-        import onnx
         import onnx2torch
         import torch
         self._torch = torch
         torch.set_num_threads(int(knobs.get("threads", 1)))
-        graph = onnx.load(path, load_external_data=False).graph
-        initializers = {t.name for t in graph.initializer}
-        self.inputs = [i.name for i in graph.input if i.name not in initializers]
-        self.outputs = [o.name for o in graph.output]
+        self.inputs, self.outputs = io
         try:
             module = onnx2torch.convert(path).eval()
         except (NotImplementedError, ValueError, KeyError, RuntimeError) as e:
@@ -51,9 +47,6 @@ class Program:
 
     def run(self, feeds):
         torch = self._torch
-        missing = [n for n in self.inputs if n not in feeds]
-        if missing:
-            raise ValueError(f"no value for input '{missing[0]}'")
         args = [torch.from_numpy(feeds[n]) for n in self.inputs]
         shapes = tuple(tuple(a.shape) for a in args)
         if self._refused is not None:
@@ -72,9 +65,6 @@ class Program:
         values = list(result) if isinstance(result, (tuple, list)) else [result]
         return [v.detach().cpu().numpy().copy() for v in values]
 
-    def executed(self):
-        return {}
 
-
-def compile_model(path, knobs, cache, digest):
-    return Program(path, knobs, cache)
+def compile_model(path, knobs, cache, digest, io):
+    return Program(path, knobs, cache, io)

@@ -28,12 +28,15 @@ import tempfile  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "corpus"))
+from run_corpus import COMPILER_MODULES  # noqa: E402  (the packages the compilers need)
+
 SKIP = 77
 
 
 def need_modules():
     missing = []
-    for module in ("openvino", "iree.compiler", "iree.runtime", "torch", "onnx2torch"):
+    for module in COMPILER_MODULES:
         try:
             __import__(module)
         except ImportError:
