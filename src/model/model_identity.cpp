@@ -20,6 +20,12 @@ uint64_t content_hash(const std::string& path) {
 
 }  // namespace
 
+std::string model_file_key(const std::string& path) {
+  struct stat st {};
+  ::stat(path.c_str(), &st);
+  return fmt::format("{}:{}:{}.{}", path, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
 ModelVersion::Check ModelVersion::check(const std::string& path) {
   struct stat st {};
   if (path.empty() || ::stat(path.c_str(), &st) != 0) {

@@ -13,6 +13,10 @@ namespace ig {
 // index entries.
 inline constexpr double kRacySeconds = 2.0;
 
+// "path:size:mtime" of a model file: the key of caches that hold what was made from one version
+// of it (a backend's sessions or compiled programs); a file that cannot be read keys as size 0.
+std::string model_file_key(const std::string& path);
+
 class ModelVersion {
  public:
   enum Check { kSame, kChanged, kNoFile };

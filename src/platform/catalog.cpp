@@ -38,11 +38,14 @@ void join_preset(std::vector<PlatformCandidate>& list, const std::string& preset
   }
 }
 
-Expected<std::string> unfused_spec(const Catalog& catalog, const std::string& spec) {
+Expected<std::string> unfused_spec(const KnobTables& knobs, const std::string& spec) {
   IG_ASSIGN_OR_RETURN(PlatformSpec parsed, parse_platform_spec(spec));
-  for (const auto& [key, value] : eager_options(catalog.knobs, parsed.backend))
-    parsed.options[key] = value;
+  for (const auto& [key, value] : eager_options(knobs, parsed.backend)) parsed.options[key] = value;
   return parsed.to_string();
+}
+
+Expected<std::string> unfused_spec(const Catalog& catalog, const std::string& spec) {
+  return unfused_spec(catalog.knobs, spec);
 }
 
 std::vector<std::string> Catalog::presets() const {

@@ -69,6 +69,7 @@ struct Catalog {
 
 // `spec` with its backend's eager options set (its knob table's eager values: fusion and graph
 // compilation off), canonical; `spec` itself for a backend that fuses nothing.
+Expected<std::string> unfused_spec(const KnobTables& knobs, const std::string& spec);
 Expected<std::string> unfused_spec(const Catalog& catalog, const std::string& spec);
 
 // "all" (every visible candidate), a backend name, or a preset a backend declared.

@@ -37,6 +37,12 @@ std::string knob_default(const KnobTables& tables, const std::string& backend,
   return k ? k->default_value : "";
 }
 
+std::string option_value(const KnobTables& tables, const PlatformSpec& spec,
+                         const std::string& key) {
+  auto it = spec.options.find(key);
+  return it != spec.options.end() ? it->second : knob_default(tables, spec.backend, key);
+}
+
 namespace {
 
 bool value_matches(const std::string& pattern, const std::string& value) {

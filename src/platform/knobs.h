@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "platform/spec.h"
 
 namespace ig {
 
@@ -70,6 +71,9 @@ const Knob* find_knob(const KnobTable& table, const std::string& key);
 std::vector<std::string> knob_keys(const KnobTable& table);
 // The value a spec without `key` means ("" when there is none).
 std::string knob_default(const KnobTables& tables, const std::string& backend,
+                         const std::string& key);
+// The value of `key` a spec runs with: its own, else the knob's default.
+std::string option_value(const KnobTables& tables, const PlatformSpec& spec,
                          const std::string& key);
 // The cause that `value` of knob `key` names: "" for the knob's default or a value that names
 // none; the key itself for a knob the table does not declare (a word we have not chosen yet).

@@ -15,17 +15,6 @@ namespace ig {
 
 namespace {
 
-int64_t default_opset_of(const onnx::ModelProto& model) {
-  for (const auto& o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
-  return 0;
-}
-
-int64_t int_attr_or(const onnx::NodeProto& n, const std::string& key, int64_t fallback) {
-  const auto* a = find_attr(n, key);
-  return a ? a->i() : fallback;
-}
-
 float float_attr_or(const onnx::NodeProto& n, const std::string& key, float fallback) {
   const auto* a = find_attr(n, key);
   return a ? a->f() : fallback;
@@ -89,7 +78,7 @@ class Decomposition {
 // Why the node cannot be decomposed here; "" when it can.
 std::string why_not(const onnx::ModelProto& model, const onnx::NodeProto& n,
                     const std::map<std::string, ValueType>& types) {
-  const int64_t opset = default_opset_of(model);
+  const int64_t opset = default_opset(model);
   auto t = n.input_size() > 0 ? types.find(n.input(0)) : types.end();
   if (t == types.end() || !is_float_type(t->second.elem_type)) return "no known float input type";
   const std::string& op = n.op_type();
@@ -118,7 +107,7 @@ Status decompose_node(onnx::ModelProto& model, const Mutation& m) {
     return invalid_argument("decompose: {} '{}': {}", n.op_type(), n.name(), why);
   const ValueType t = types.at(n.input(0));
   auto* g = model.mutable_graph();
-  Decomposition d(*g, n, default_opset_of(model), t.elem_type);
+  Decomposition d(*g, n, default_opset(model), t.elem_type);
   const std::string& x = n.input(0);
   const std::string& y = n.output(0);
   const auto normalized = [&](int64_t axis) { return axis < 0 ? axis + t.rank : axis; };

@@ -16,17 +16,6 @@ namespace ig {
 
 namespace {
 
-int64_t int_attribute(const onnx::NodeProto& n, const std::string& name, int64_t fallback) {
-  const auto* a = find_attr(n, name);
-  return a ? a->i() : fallback;
-}
-
-int64_t default_opset(const onnx::ModelProto& model) {
-  for (const auto& o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
-  return 0;
-}
-
 // Why the node's padding cannot move into a Pad that keeps the model's result exactly; "" when it
 // can. MaxPool's ceil_mode drops windows that would start in the padding, which explicit padding
 // would keep; AveragePool without count_include_pad divides by the pixels inside the input.
@@ -42,8 +31,8 @@ std::string why_not_splittable(const onnx::ModelProto& model, const onnx::NodePr
   if (pads)
     for (int64_t p : pads->ints()) any |= p != 0;
   if (!any) return "no padding";
-  if (int_attribute(n, "ceil_mode", 0) != 0) return "ceil_mode";
-  if (n.op_type() == "AveragePool" && int_attribute(n, "count_include_pad", 0) == 0)
+  if (int_attr_or(n, "ceil_mode", 0) != 0) return "ceil_mode";
+  if (n.op_type() == "AveragePool" && int_attr_or(n, "count_include_pad", 0) == 0)
     return "count_include_pad=0";
   return "";
 }

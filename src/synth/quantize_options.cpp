@@ -7,6 +7,7 @@
 
 #include <sstream>
 #include "synth/quantize_model.h"
+#include "synth/quantize_util.h"
 
 namespace ig {
 
@@ -37,9 +38,7 @@ bool is_blocked(const onnx::NodeProto& n, const std::vector<std::string>& block)
 }
 
 Status raise_opset(onnx::ModelProto& model, int64_t version, bool* raised) {
-  int64_t current = 0;
-  for (const auto& o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") current = o.version();
+  const int64_t current = default_opset(model);
   if (raised) *raised = false;
   if (current >= version) return Status::Ok();
   // The converter rebuilds the graph: metadata and names it drops are put back.

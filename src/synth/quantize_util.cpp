@@ -102,4 +102,16 @@ const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::strin
   return nullptr;
 }
 
+int64_t int_attr_or(const onnx::NodeProto& n, const std::string& key, int64_t fallback) {
+  const auto* a = find_attr(n, key);
+  return a ? a->i() : fallback;
+}
+
+int64_t default_opset(const onnx::ModelProto& model) {
+  int64_t version = 0;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") version = o.version();
+  return version;
+}
+
 }  // namespace ig

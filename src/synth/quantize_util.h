@@ -49,5 +49,9 @@ onnx::NodeProto make_node(const std::string& op, const std::string& name,
                           const std::vector<std::string>& inputs, const std::string& output);
 void set_int_attr(onnx::NodeProto& n, const std::string& key, int64_t v);
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& key);
+// An INT attribute's value, or `fallback` when the node lacks it.
+int64_t int_attr_or(const onnx::NodeProto& n, const std::string& key, int64_t fallback);
+// The model's ai.onnx opset (0 when it imports none).
+int64_t default_opset(const onnx::ModelProto& model);
 
 }  // namespace ig

@@ -8,10 +8,10 @@
 #include "analysis/triage/spec.h"
 #include "model/npy.h"
 #include "model/onnx_model.h"
+#include "platform/catalog.h"
 #include "platform/knobs.h"
 #include "platform/spec.h"
 #include "study/self_check.h"
-#include "tensor/convert.h"
 #include "worker/worker_pool.h"
 #include "workflow/explain.h"
 #include "workflow/reduce.h"
@@ -161,21 +161,13 @@ nlohmann::json explain_representative(const Store& store, const TriagePlan& plan
 // A platform's own spec with its eager knobs set (ORT's opt=disabled, torch2's compile=off); ""
 // where its backend has none or the spec already is eager.
 std::string eager_partner(const TriagePlan& plan, const std::string& platform) {
+  const KnobTables& knobs = plan.options.analysis.knobs;
   auto spec = parse_platform_spec(platform);
-  if (!spec.ok()) return "";
-  const auto eager = eager_options(plan.options.analysis.knobs, spec->backend);
-  PlatformSpec e = *spec;
-  bool changed = false;
-  for (const auto& [key, value] : eager) {
-    auto it = e.options.find(key);
-    const std::string current = it != e.options.end()
-                                    ? it->second
-                                    : knob_default(plan.options.analysis.knobs, spec->backend, key);
-    if (current == value) continue;
-    e.options[key] = value;
-    changed = true;
-  }
-  return changed ? e.to_string() : "";
+  auto unfused = unfused_spec(knobs, platform);
+  if (!spec.ok() || !unfused.ok()) return "";
+  for (const auto& [key, value] : eager_options(knobs, spec->backend))
+    if (option_value(knobs, *spec, key) != value) return *unfused;
+  return "";
 }
 
 // Whether every output of `a` lies within tolerance of `oracle`'s, rounded to a's dtype first.
@@ -185,10 +177,9 @@ bool outputs_within(const RunResult& a, const RunResult& oracle, double rtol, do
     return false;
   for (size_t i = 0; i < a.outputs.size(); ++i) {
     const Tensor& t = a.outputs[i].tensor;
-    Tensor r = oracle.outputs[i].tensor;
+    const Tensor& r = oracle.outputs[i].tensor;
     if (!t.defined() || !r.defined()) return false;
-    if (is_float(t.dtype())) r = convert_float_tensor(r, t.dtype());
-    if (!campaign::within_tolerance(t, r, rtol, atol)) return false;
+    if (!campaign::within_oracle_tolerance(t, r, rtol, atol)) return false;
   }
   return true;
 }

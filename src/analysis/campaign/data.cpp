@@ -63,6 +63,11 @@ const Run* ran_ok(const Case& c, const std::string& platform) {
   return it != c.runs.end() && it->second.verdict == Verdict::kOk ? &it->second : nullptr;
 }
 
+bool within_oracle_tolerance(const Tensor& run, Tensor oracle, double rtol, double atol) {
+  if (is_float(run.dtype())) oracle = convert_float_tensor(oracle, run.dtype());
+  return within_tolerance(run, oracle, rtol, atol);
+}
+
 bool within_tolerance(const Tensor& a, const Tensor& b, double rtol, double atol) {
   if (a.shape() != b.shape()) return false;
   for (int64_t i = 0; i < a.numel(); ++i) {
@@ -133,9 +138,7 @@ Expected<bool> Differ::differs(const Run& a, const Run& b, const std::string& va
   if (exact_ || ka == kb) return !(ka == kb);
   IG_ASSIGN_OR_RETURN(Tensor ta, cache_.get(ka));
   IG_ASSIGN_OR_RETURN(Tensor tb, cache_.get(kb));
-  // A platform is right when it rounds the exact result correctly to its own dtype.
-  if (is_float(ta.dtype())) tb = convert_float_tensor(tb, ta.dtype());
-  return !within_tolerance(ta, tb, opt_.rtol, opt_.atol);
+  return !within_oracle_tolerance(ta, std::move(tb), opt_.rtol, opt_.atol);
 }
 
 Expected<bool> Differ::outputs_differ(const Run& a, const Run& b) {

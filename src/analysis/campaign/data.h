@@ -48,6 +48,9 @@ const Run* ran_ok(const Case& c, const std::string& platform);
 // Whether a and b agree within atol + rtol*|b| everywhere (NaN only with NaN, Inf only with the
 // same Inf); tensors of another shape never agree.
 bool within_tolerance(const Tensor& a, const Tensor& b, double rtol, double atol);
+// within_tolerance of a run's tensor against the oracle's, rounded once to the run's float dtype
+// first: a platform is right when it rounds the exact result correctly to its own dtype.
+bool within_oracle_tolerance(const Tensor& run, Tensor oracle, double rtol, double atol);
 
 // Per-value comparison used by origin search: `differs(value)` true, false, or unknown (nullopt).
 using ValueDiff = std::function<std::optional<bool>(const std::string& value)>;

@@ -31,13 +31,9 @@ std::vector<std::string> spec_causes(const KnobTables& knobs, const std::string&
   for (const auto& [k, v] : b->options) keys.insert(k);
   // Each knob set differently names the causes of both its values (`ref:acc=lanes16` against
   // `ref:acc=pairwise` is simd-width and accumulation-order); a default names none.
-  auto value = [&](const PlatformSpec& spec, const std::string& key) {
-    auto it = spec.options.find(key);
-    return it != spec.options.end() ? it->second : knob_default(knobs, spec.backend, key);
-  };
   std::vector<std::string> causes;
   for (const auto& key : keys) {
-    const auto va = value(*a, key), vb = value(*b, key);
+    const auto va = option_value(knobs, *a, key), vb = option_value(knobs, *b, key);
     if (va == vb) continue;
     for (const auto* v : {&va, &vb}) {
       if (v->empty()) continue;

@@ -1,23 +1,11 @@
 #include "backends/compilers/compiler_backend.h"
 
-#include <sys/stat.h>
-
 #include <set>
 
 #include "backends/library/node_groups.h"
+#include "model/model_identity.h"
 
 namespace ig {
-
-namespace {
-
-// Identity of a model file version: path, size and modification time.
-std::string file_identity(const std::string& path) {
-  struct stat st {};
-  ::stat(path.c_str(), &st);
-  return fmt::format("{}:{}:{}.{}", path, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-}
-
-}  // namespace
 
 void report_exposed(const Model& model, const std::map<std::string, Value>& values,
                     const std::map<std::string, std::string>& notes, const NodeCallback& on_node,
@@ -72,7 +60,7 @@ LibraryVersion CompilerBackend::library() const {
 }
 
 Expected<const CompilerBackend::Program*> CompilerBackend::program(const Model& model) {
-  const std::string identity = file_identity(model.path);
+  const std::string identity = model_file_key(model.path);
   if (auto it = programs_.find(identity); it != programs_.end()) return &it->second;
   if (auto it = refused_.find(identity); it != refused_.end()) return it->second;
   // One program at a time: a campaign moves from model to model, and each holds its weights.

@@ -3,7 +3,6 @@
 #include <onnx/onnx_pb.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <set>
 
 #include "core/process_memory.h"
+#include "model/model_identity.h"
 #include "model/onnx_model.h"
 
 namespace ig {
@@ -34,13 +34,6 @@ bool fits_declared(const Model& model, const std::string& name, const Tensor& t)
   for (size_t i = 0; i < vi.dims.size(); ++i)
     if (vi.dims[i].value >= 0 && vi.dims[i].value != t.shape()[i]) return false;
   return true;
-}
-
-// Identity of a model file version: path, size and modification time.
-std::string model_identity(const std::string& path) {
-  struct stat st {};
-  ::stat(path.c_str(), &st);
-  return fmt::format("{}:{}:{}.{}", path, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 }
 
 // Bytes of a value as shape inference declared it, an open dim counted as 1: only to size chunks.
@@ -162,7 +155,7 @@ Expected<std::string> OrtBackend::private_dir() {
 }
 
 void OrtBackend::make_room(const Model& model) {
-  const std::string identity = model_identity(model.path);
+  const std::string identity = model_file_key(model.path);
   // Two sessions of a large model each hold its weights (ViT-B/16's plain and executed sessions
   // together took node to 1.6 GB); alternating then costs a load per run, a fraction of one.
   const bool one_session = weight_bytes(model) > kOneSessionWeightBytes;
@@ -179,7 +172,7 @@ void OrtBackend::make_room(const Model& model) {
 Expected<std::string> OrtBackend::session(const Model& model, Kind kind,
                                           const std::string& load_from) {
   static constexpr const char* kPrefix[] = {"plain:", "traced:", "executed:"};
-  const std::string id = kPrefix[static_cast<int>(kind)] + model_identity(model.path) + load_from;
+  const std::string id = kPrefix[static_cast<int>(kind)] + model_file_key(model.path) + load_from;
   if (auto it = loaded_.find(id); it != loaded_.end()) return it->second.key;
   make_room(model);
   const std::string key = std::to_string(next_key_++);
@@ -214,7 +207,7 @@ Expected<std::string> OrtBackend::session(const Model& model, Kind kind,
   if (!loaded.ok())
     return unsupported("ort{}: {}", kind == Kind::kTracedCopy ? " (traced copy of the model)" : "",
                        loaded.status().message());
-  loaded_[id] = {model_identity(model.path), key};
+  loaded_[id] = {model_file_key(model.path), key};
   return key;
 }
 
@@ -242,7 +235,7 @@ Status OrtBackend::save_optimized(const Model& model, const std::string& graph) 
 }
 
 Expected<const OrtBackend::Executed*> OrtBackend::executed(const Model& model) {
-  const std::string id = model_identity(model.path);
+  const std::string id = model_file_key(model.path);
   if (auto it = executed_.find(id); it != executed_.end()) {
     if (!it->second.ok()) return it->second.status();
     return &*it->second;
@@ -332,7 +325,7 @@ Expected<bool> OrtBackend::trace_executed(const Model& model,
     if (!key.ok()) {
       if (c > 0) return key.status();
       *why = key.status().message();
-      executed_.at(model_identity(model.path)) = key.status();  // not tried again
+      executed_.at(model_file_key(model.path)) = key.status();  // not tried again
       return false;
     }
     auto ran = run_session(*key, feeds, chunk_fetch(outputs, plan.fetch_of, {first, last}));
