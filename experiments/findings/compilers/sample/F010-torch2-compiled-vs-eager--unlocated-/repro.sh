@@ -8,7 +8,7 @@ A='torch2:compile=inductor,threads=1'
 HERE=$(cd "$(dirname "$0")" && pwd)
 if [ -n "${INFERGAP:-}" ]; then IG=$INFERGAP
 elif command -v infergap >/dev/null 2>&1; then IG=$(command -v infergap)
-else IG="/work/main/build/infergap"; fi
+else IG="$HERE/../../../../../build/infergap"; fi
 LIST=$("$IG" platforms -p "$A" -p "$B") || { echo "F010: $IG platforms failed" >&2; exit 2; }
 MISSING=$(printf '%s\n' "$LIST" | awk 'NR > 1 && $2 == "no"')
 if [ -n "$MISSING" ]; then
