@@ -41,7 +41,8 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
       auto it = types.find(o);
       if (it == types.end() || !is_float_type(it->second.elem_type) || is_graph_output(g, o))
         continue;
-      std::vector<std::string> hows = {"add0", "mul1", "identity"};
+      std::vector<std::string> hows = {"add0", "mul1", "identity", "cast2"};
+      if (it->second.rank >= 1) hows.push_back("reshape2");
       if (it->second.rank >= 2) hows.push_back("transpose2");
       insert.push_back({"insert", {{"value", o}, {"how", pick(rng, hows)}}});
     }
@@ -69,7 +70,8 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
           inject_candidates(model, rng),
           precision_candidates(model, rng),
           pad_split_candidates(model, rng),
-          decompose_candidates(model, rng)};
+          decompose_candidates(model, rng),
+          edge_candidates(model, rng)};
 }
 
 }  // namespace

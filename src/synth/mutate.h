@@ -17,7 +17,10 @@ namespace ig {
 // One mutation, fully determined by its kind and parameters (no hidden randomness).
 //   activation  node=NAME to=OP                  swap a unary activation
 //   pool        node=NAME to=MaxPool|AveragePool swap pooling
-//   insert      value=V how=add0|mul1|identity|transpose2  semantics-preserving insertion
+//   insert      value=V how=add0|mul1|identity|transpose2|reshape2|cast2
+//                                                 semantics-preserving insertion (round trips
+//                                                 through a reversed Transpose, a flattening
+//                                                 Reshape, a float64 Cast)
 //   reinit      init=NAME dist=normal|uniform a=.. b=.. seed=S  redraw a float initializer
 //   cast        to=float16|double                whole model in another precision
 //   attr        node=NAME key=K value=V seed=S   Conv/Pool/Gemm attribute, weights regenerated
@@ -31,6 +34,11 @@ namespace ig {
 //   padsplit    node=NAME value=0|-inf           a Conv's/pool's pads moved into a Pad before it
 //                                                 (the value that keeps its result:
 //                                                 mutate_pads.cpp)
+//   decompose   node=NAME                        an operator as the primitives that define it
+//                                                 (Softmax, HardSwish, Gelu, LayerNormalization)
+//   edge        input=NAME lo=A hi=B             the input drawn uniformly from [A, B], a range
+//                                                 that drives the operator reading it into its
+//                                                 tails (mutate_edge.cpp)
 struct Mutation {
   std::string kind;
   std::map<std::string, std::string> params;

@@ -86,6 +86,23 @@ Status insert_identity(onnx::ModelProto& model, const Mutation& m) {
     for (int d = rank - 1; d >= 0; --d) perm.add_ints(d);  // a reversal is its own inverse
     *node("Transpose", {value}, tag + "_t")->add_attribute() = perm;
     *node("Transpose", {tag + "_t"}, out)->add_attribute() = perm;
+  } else if (how == "reshape2") {
+    // Flattened and shaped back by its own Shape: no dim needs to be known.
+    const std::string flat = tag + "_flat";
+    tensor_to_proto(Tensor::from_vector<int64_t>({-1}, {1}), flat, g->add_initializer());
+    node("Reshape", {value, flat}, tag + "_r");
+    node("Shape", {value}, tag + "_shape");
+    node("Reshape", {tag + "_r", tag + "_shape"}, out);
+  } else if (how == "cast2") {
+    // Through float64 and back: exact for every float type.
+    onnx::AttributeProto wide, back;
+    wide.set_name("to");
+    wide.set_type(onnx::AttributeProto::INT);
+    wide.set_i(onnx::TensorProto::DOUBLE);
+    back = wide;
+    back.set_i(it->second.elem_type);
+    *node("Cast", {value}, tag + "_wide")->add_attribute() = wide;
+    *node("Cast", {tag + "_wide"}, out)->add_attribute() = back;
   } else {
     return invalid_argument("insert: unknown how '{}'", how);
   }
@@ -147,6 +164,7 @@ Status apply_mutation(onnx::ModelProto& model, const Mutation& m) {
     if (m.kind == "castspan") st = cast_span(model, m.params);
     if (m.kind == "padsplit") st = split_pads(model, m);
     if (m.kind == "decompose") st = decompose_node(model, m);
+    if (m.kind == "edge") st = edge_input(model, m);
   } catch (const std::exception& e) {  // std::stod and friends on a hand-edited lineage
     st = invalid_argument("{}: bad parameter: {}", m.kind, e.what());
   }

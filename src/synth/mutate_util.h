@@ -58,6 +58,15 @@ std::vector<Mutation> precision_candidates(const onnx::ModelProto& model, Rng& r
 // padsplit(node=,value=0|-inf): mutate_pads.cpp.
 Status split_pads(onnx::ModelProto& model, const Mutation& m);
 std::vector<Mutation> pad_split_candidates(const onnx::ModelProto& model, Rng& rng);
+// edge(input=,lo=,hi=): the input drawn from an operator's edge range (mutate_edge.cpp).
+struct EdgeRange {
+  double lo, hi;
+};
+// Per operator, the input ranges that reach its edges, where its results are still normal fp32
+// numbers.
+const std::map<std::string, std::vector<EdgeRange>>& edge_ranges();
+Status edge_input(onnx::ModelProto& model, const Mutation& m);
+std::vector<Mutation> edge_candidates(const onnx::ModelProto& model, Rng& rng);
 // decompose(node=): mutate_decompose.cpp.
 Status decompose_node(onnx::ModelProto& model, const Mutation& m);
 std::vector<Mutation> decompose_candidates(const onnx::ModelProto& model, Rng& rng);

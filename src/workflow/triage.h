@@ -47,6 +47,10 @@ Status write_repro_script(const std::string& folder, const nlohmann::json& entry
                           const std::vector<std::string>& input_specs,
                           const std::vector<std::string>& outputs, double rtol, double atol);
 
+// The absolute tolerance a finding's reduction and repro.sh compare with: the analysis' own, but
+// 0 for a lost-precision finding, which lies within it and shows only relatively.
+double finding_atol(const std::string& kind, double atol);
+
 // The file under a finding's inputs/ that holds the representative's graph input `name`, where
 // the variant itself stands in for a reduction (reduce names its own: reduced_input_file_name).
 std::string finding_input_file_name(const std::string& name);

@@ -26,7 +26,7 @@ using triage::Hit;
 namespace {
 
 bool numeric(const std::string& kind) {
-  return kind == triage::kWrong || kind == triage::kCompiled ||
+  return kind == triage::kWrong || kind == triage::kCompiled || kind == triage::kLostPrecision ||
          kind.rfind(triage::kExceptional, 0) == 0;
 }
 
@@ -43,6 +43,8 @@ ReduceCriterion criterion_for(const std::string& kind) {
 // platform that agreed with the oracle on the case, else the reference in fp32.
 std::string second_platform(const std::string& kind, const Hit& rep) {
   if (kind == triage::kCompiled) return rep.against;
+  // The fp32 reference keeps relative precision on these operators; an absolute witness may not.
+  if (kind == triage::kLostPrecision && rep.witness.empty()) return "ref";
   return rep.witness.empty() ? "ref:acc=exact" : rep.witness;
 }
 
@@ -108,7 +110,7 @@ Expected<Reduced> reduce_representative(const Store& store, const TriagePlan& pl
   rp.options.b = out.json["b"].get<std::string>();
   rp.options.criterion = criterion_for(f.kind);
   rp.options.rtol = plan.options.analysis.rtol;
-  rp.options.atol = plan.options.analysis.atol;
+  rp.options.atol = finding_atol(f.kind, plan.options.analysis.atol);
   rp.options.timeout_seconds = plan.reduce_timeout;
   rp.out_dir = folder.string();
   out.json["criterion"] = reduce_criterion_name(rp.options.criterion);
@@ -257,6 +259,10 @@ bool oracle_ran(const Store& store, const Hit& rep) {
 }
 
 }  // namespace
+
+double finding_atol(const std::string& kind, double atol) {
+  return kind == triage::kLostPrecision ? 0.0 : atol;
+}
 
 std::string finding_input_file_name(const std::string& name) {
   std::string file;

@@ -110,6 +110,7 @@ Status write_repro_script(const std::string& folder_in, const nlohmann::json& en
                           const std::vector<std::string>& input_specs,
                           const std::vector<std::string>& outputs, double rtol, double atol) {
   const std::string folder = fs::absolute(folder_in).lexically_normal().string();
+  atol = finding_atol(entry.value("kind", std::string()), atol);
   const auto& red = entry["reduced"];
   const std::string id = entry["id"].get<std::string>();
   const std::string a = canonical(red["a"].get<std::string>());

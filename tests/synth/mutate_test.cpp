@@ -2,11 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <map>
 
 #include "backends/ref/ref_backend.h"
 #include "inputs/random_input.h"
 #include "inputs/rng.h"
+#include "inputs/variant_inputs.h"
 #include "model/onnx_model.h"
 #include "model/tensor_proto.h"
 #include "synth/mutate_util.h"
@@ -152,6 +156,32 @@ TEST(MutateDecompose, EachOperatorAsItsPrimitivesGivesItsResult) {
       << st.to_string();
 }
 
+TEST(MutateEdge, InputsOfTailedOperatorsAreDrawnFromTheirEdgeRange) {
+  onnx::ModelProto sigmoid = one_node_model("Sigmoid", 13);
+  set_variant_inputs(sigmoid, {{"x", "file:inputs/captured.pb"}});
+  Rng rng(3);
+  const auto candidates = edge_candidates(sigmoid, rng);
+  ASSERT_EQ(candidates.size(), 1u);
+  const Mutation& m = candidates[0];
+  EXPECT_EQ(m.params.at("input"), "x");
+  bool known_range = false;
+  for (const EdgeRange& r : edge_ranges().at("Sigmoid"))
+    known_range |= m.params.at("lo") == fmt::format("{}", r.lo);
+  EXPECT_TRUE(known_range) << m.to_string();
+  onnx::ModelProto v = sigmoid;
+  ASSERT_TRUE(apply_mutation(v, m).ok()) << m.to_string();
+  EXPECT_TRUE(check_variant(v).ok());
+  EXPECT_EQ(variant_inputs(v).at("x"),
+            "random:uniform,lo=" + m.params.at("lo") + ",hi=" + m.params.at("hi"));
+  // Operators without a tail get none; a made-up input or an empty range is refused by name.
+  EXPECT_TRUE(edge_candidates(one_node_model("Relu", 13), rng).empty());
+  onnx::ModelProto w = sigmoid;
+  Status st = apply_mutation(w, {"edge", {{"input", "nope"}, {"lo", "-1"}, {"hi", "1"}}});
+  EXPECT_NE(st.message().find("no graph input named 'nope'"), std::string::npos) << st.to_string();
+  st = apply_mutation(w, {"edge", {{"input", "x"}, {"lo", "2"}, {"hi", "1"}}});
+  EXPECT_NE(st.message().find("lo 2 is not below hi 1"), std::string::npos) << st.to_string();
+}
+
 TEST(Mutate, SameSeedSameVariantsOtherSeedOthers) {
   const auto p = parent();
   const auto a = generate_variants(p, 6, 1);
@@ -185,14 +215,19 @@ TEST(Mutate, SemanticsPreservingInsertionsKeepOutputsWithin1e5) {
   auto base = run_ref(p);
   ASSERT_TRUE(base.ok()) << base.status().to_string();
   const std::string value = p.graph().node(0).output(0);  // the first Conv's output, rank 4
-  for (const char* how : {"add0", "mul1", "identity", "transpose2"}) {
+  const std::map<std::string, int> added = {{"add0", 1},       {"mul1", 1},     {"identity", 1},
+                                            {"transpose2", 2}, {"reshape2", 3}, {"cast2", 2}};
+  for (const auto& [how, nodes] : added) {
     onnx::ModelProto m = p;
     ASSERT_TRUE(apply_mutation(m, {"insert", {{"value", value}, {"how", how}}}).ok()) << how;
     ASSERT_TRUE(check_variant(m).ok()) << check_variant(m).to_string();
-    EXPECT_EQ(m.graph().node_size(),
-              p.graph().node_size() + (std::string(how) == "transpose2" ? 2 : 1));
+    EXPECT_EQ(m.graph().node_size(), p.graph().node_size() + nodes) << how;
     auto out = run_ref(m);
     ASSERT_TRUE(out.ok()) << how << ": " << out.status().to_string();
+    // The round trips move or convert values exactly: the same bits.
+    if (how != "add0" && how != "mul1") {
+      EXPECT_TRUE(out->bitwise_equal(*base)) << how;
+    }
     expect_close(*out, *base, 1e-5);
   }
 }

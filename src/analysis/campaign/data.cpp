@@ -129,6 +129,16 @@ Origin origin_of(const Case& c, const ValueDiff& differs) {
   return only ? Origin{only->op_type, only} : Origin{};
 }
 
+const StoredNode* exact_input_elementwise(const Case& c) {
+  const StoredNode* only = origin_of(c, [](auto&) { return false; }).node;
+  if (!only || !relative_precision_op(only->op_type)) return nullptr;
+  for (const auto& n : c.nodes)
+    for (const auto& o : n.outputs)
+      for (const auto& in : only->inputs)
+        if (!o.empty() && o == in) return nullptr;  // computed, not read: a Cast's rounding
+  return only;
+}
+
 Differ::Differ(const Store& store, const CampaignAnalysisOptions& opt, bool exact)
     : cache_([&store](const TensorKey& k) { return store.tensor(k); }), opt_(opt), exact_(exact) {}
 
@@ -175,6 +185,18 @@ Expected<ExceptionalCounts> Differ::against_oracle(const Run& r, const Run& orac
     classify_against_oracle(t, o, opt_.rtol, opt_.atol, counts);
   }
   return counts;
+}
+
+Expected<RelativeLoss> Differ::relative_loss_against(const Run& r, const Run& oracle) {
+  RelativeLoss worst;
+  for (const auto& v : r.outputs) {
+    if (!oracle.values.count(v)) continue;
+    IG_ASSIGN_OR_RETURN(Tensor t, cache_.get(r.values.at(v)));
+    IG_ASSIGN_OR_RETURN(Tensor o, cache_.get(oracle.values.at(v)));
+    RelativeLoss loss = relative_loss(t, o, opt_.rtol);
+    if (loss.lost > 0 && loss.worst_relative > worst.worst_relative) worst = loss;
+  }
+  return worst;
 }
 
 }  // namespace ig::campaign

@@ -11,6 +11,7 @@
 
 #include "analysis/campaign/campaign.h"
 #include "analysis/exceptional.h"
+#include "analysis/relative_precision.h"
 #include "analysis/study_data.h"
 
 namespace ig::campaign {
@@ -66,6 +67,11 @@ struct Origin {
 };
 Origin origin_of(const Case& c, const ValueDiff& differs);
 
+// The only computing node of a variant when it is an operator judged on relative precision
+// (relative_precision_op) and reads graph inputs and weights alone, so every platform and the
+// oracle compute it from the same exact values; null otherwise.
+const StoredNode* exact_input_elementwise(const Case& c);
+
 // Compares a run's values with another's: by tolerance against the oracle (the oracle's values
 // rounded once to the run's dtype first, so a correctly rounded overflow agrees), or bit for bit
 // between platforms (`exact`).
@@ -81,6 +87,9 @@ class Differ {
   // Every graph output element of r classified against the oracle's (exceptional.h); an output
   // the oracle lacks counts as differing.
   Expected<ExceptionalCounts> against_oracle(const Run& r, const Run& oracle);
+  // The graph output of r that lost the most relative precision against the oracle's
+  // (relative_precision.h), at the analysis' rtol; nothing lost when no output did.
+  Expected<RelativeLoss> relative_loss_against(const Run& r, const Run& oracle);
 
  private:
   TensorCache cache_;

@@ -208,7 +208,7 @@ class Collector {
     const Exceptional worst = counts.worst();
     if (worst == Exceptional::kAsOracle || worst == Exceptional::kPropagate ||
         worst == Exceptional::kOverflowAsOracle)
-      return Status::Ok();
+      return add_lost_precision(c, p, r, *oracle, witness);
     const campaign::Origin o = tol_.origin_at(c, r, *oracle);
     Hit h = hit(c, p, r, d_.oracle, o);
     h.witness = witness;
@@ -220,6 +220,27 @@ class Collector {
                                  ? std::string(kWrong)
                                  : std::string(kExceptional) + ":" + exceptional_name(worst);
     add(family, kind, origin_signature(o), std::move(h));
+    return Status::Ok();
+  }
+
+  // Within tolerance everywhere, yet an elementwise operator fed exact inputs returned results
+  // with too few significant bits (the absolute tolerance hid it).
+  Status add_lost_precision(const Case& c, const std::string& p, const Run& r, const Run& oracle,
+                            const std::string& witness) {
+    const StoredNode* node = campaign::exact_input_elementwise(c);
+    if (!node) return Status::Ok();
+    IG_ASSIGN_OR_RETURN(const RelativeLoss loss, tol_.relative_loss_against(r, oracle));
+    if (loss.lost == 0) return Status::Ok();
+    const campaign::Origin o{node->op_type, node};
+    Hit h = hit(c, p, r, d_.oracle, o);
+    // The witness kept relative precision too (the absolute one may share the loss).
+    if (!witness.empty()) {
+      IG_ASSIGN_OR_RETURN(const RelativeLoss its,
+                          tol_.relative_loss_against(c.runs.at(witness), oracle));
+      if (its.lost == 0) h.witness = witness;
+    }
+    h.detail = loss.describe();
+    add(family_of(p), kLostPrecision, origin_signature(o), std::move(h));
     return Status::Ok();
   }
 

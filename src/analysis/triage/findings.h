@@ -22,6 +22,9 @@ inline constexpr const char* kRefusal = "refusal";          // unsupported or no
 inline constexpr const char* kWrong = "wrong-result";       // beyond tolerance of the oracle
 inline constexpr const char* kExceptional = "exceptional";  // + ":" + exceptional_name
 inline constexpr const char* kCompiled = "compiled-vs-eager";
+// Within the absolute tolerance, but results that are normal numbers keep too few significant
+// bits (analysis/relative_precision.h): judged on single elementwise operators fed exact inputs.
+inline constexpr const char* kLostPrecision = "lost-precision";
 
 // One variant × platform showing a finding's behaviour.
 struct Hit {

@@ -39,6 +39,9 @@ std::string what_differs(const std::string& kind) {
   if (kind == kRefusal) return "the platform refuses the model (an operator it does not support)";
   if (kind == kWrong) return "the platform's outputs lie beyond tolerance of the fp64 oracle";
   if (kind == kCompiled) return "the platform's compiled mode gives other bits than its eager mode";
+  if (kind == kLostPrecision)
+    return "within the absolute tolerance, the platform's results keep too few significant bits "
+           "of the fp64 oracle's (exact inputs, relative error above rtol)";
   return "the platform handles an exceptional value (NaN, Inf, denormal, signed zero, overflow) "
          "unlike the fp64 oracle rounded to the output type: '" +
          kind.substr(kind.find(':') + 1) + "'";
