@@ -303,6 +303,7 @@ Status write_finding_folder(const Store& store, const TriagePlan& plan, const tr
   if (auto rewrite = triage::judge_rewrite(f.op, entry["rewrite"]);
       !rewrite.is_null() && entry["judgement"].value("verdict", "") != "fp32 semantics")
     entry["judgement"] = rewrite;
+  entry["judgement"] = triage::with_integer_mechanism(entry["judgement"], entry["explain"]);
   IG_RETURN_IF_ERROR(write_repro_script(folder.string(), entry, red.files.specs, red.outputs,
                                         plan.options.analysis.rtol, plan.options.analysis.atol));
   entry["repro"] = (folder / "repro.sh").string();

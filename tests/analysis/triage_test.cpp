@@ -66,6 +66,26 @@ TEST(TriageRewrite, AFoldTheEagerModeDoesNotMakeIsNamedWithItsMechanism) {
             std::string::npos);
 }
 
+TEST(TriageSpec, ExplainsIntegerCauseIsNamedAsTheMechanism) {
+  const nlohmann::json rewrite = {{"verdict", "library defect"}, {"why", "a rewrite"}};
+  const nlohmann::json sat = {{"exact", true},
+                              {"emulator", "ref:madd=sat16,qdq=int"},
+                              {"cause", {"int8-saturation", "integer-kernel"}}};
+  const auto named = with_integer_mechanism(rewrite, sat);
+  EXPECT_EQ(named["verdict"], "library defect");
+  EXPECT_NE(named["why"].get<std::string>().find("`ref:madd=sat16,qdq=int`: int8 saturation"),
+            std::string::npos)
+      << named.dump();
+  EXPECT_NE(named["mechanism"].get<std::string>().find("pairs saturated at int16"),
+            std::string::npos);
+  // Not reproduced, or reproduced by a float order: nothing is added.
+  nlohmann::json closest = sat;
+  closest["exact"] = false;
+  EXPECT_EQ(with_integer_mechanism(rewrite, closest), rewrite);
+  EXPECT_EQ(with_integer_mechanism(rewrite, {{"exact", true}, {"cause", {"fma"}}}), rewrite);
+  EXPECT_EQ(with_integer_mechanism(rewrite, nullptr), rewrite);
+}
+
 TEST(TriageMarkdown, AnUnlocatedOriginIsListedWithWhatItReducedTo) {
   auto entry = [](nlohmann::json reduced) {
     return nlohmann::json{{"id", "F001"},

@@ -208,4 +208,30 @@ nlohmann::json judge_rewrite(const std::string& op, const nlohmann::json& rewrit
   return verdict(mechanism.empty() ? "library defect" : "invalid rewrite", why, op);
 }
 
+nlohmann::json with_integer_mechanism(nlohmann::json judgement, const nlohmann::json& explain) {
+  if (!judgement.is_object() || !explain.is_object() || !explain.value("exact", false))
+    return judgement;
+  static const std::vector<std::pair<std::string, std::string>> mechanisms = {
+      {"int8-saturation",
+       "int8 saturation: the integer kernel sums u8 x s8 products in pairs saturated at int16 "
+       "(x86's "
+       "vpmaddubsw without VNNI) or halves the weights to 7 bits to avoid it"},
+      {"requantization-rounding",
+       "requantization rounding: the int32 sums are scaled back to 8 bits with another rounding "
+       "(a fixed-point multiplier, a zero point added in float, ties away from zero)"}};
+  std::string named;
+  for (const auto& [cause, sentence] : mechanisms)
+    for (const auto& c : explain.value("cause", nlohmann::json::array()))
+      if (c.is_string() && c.get<std::string>() == cause) {
+        named += (named.empty() ? "" : "; ") + sentence;
+        break;
+      }
+  if (named.empty()) return judgement;
+  judgement["mechanism"] = named;
+  judgement["why"] = judgement.value("why", std::string()) +
+                     ". Explain reproduces the output bit " + "for bit with `" +
+                     explain.value("emulator", std::string("ref")) + "`: " + named;
+  return judgement;
+}
+
 }  // namespace ig::triage

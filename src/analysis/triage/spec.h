@@ -31,4 +31,10 @@ nlohmann::json judge(const std::string& kind, const std::string& op, const nlohm
 // its mechanism. Null otherwise.
 nlohmann::json judge_rewrite(const std::string& op, const nlohmann::json& rewrite);
 
+// The judgement with the integer mechanism named where explain reproduced the platform's output
+// bit for bit with the integer emulator: "int8-saturation" (u8 x s8 pairs saturated at int16, or
+// weights halved to 7 bits) and "requantization-rounding" causes add a sentence saying so; any
+// other judgement is returned as it is.
+nlohmann::json with_integer_mechanism(nlohmann::json judgement, const nlohmann::json& explain);
+
 }  // namespace ig::triage
