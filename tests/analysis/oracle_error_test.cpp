@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../support/vectors.h"
 #include "analysis/oracle/error.h"
 #include "analysis/oracle/error_spans.h"
 #include "analysis/oracle/origins.h"
@@ -12,14 +13,8 @@
 namespace ig {
 namespace {
 
-Tensor f32(std::vector<float> v) {
-  const auto n = static_cast<int64_t>(v.size());
-  return Tensor::from_vector<float>(v, {n});
-}
-Tensor f64(std::vector<double> v) {
-  const auto n = static_cast<int64_t>(v.size());
-  return Tensor::from_vector<double>(v, {n});
-}
+using testing::f32;
+using testing::f64;
 
 TEST(OracleTensorError, IsTheLargestDifferenceOverTheLargestMagnitude) {
   // Element-wise relative error would be 1 at the zero and 0.5 at 1e-6; the tensor's scale is 4.

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "../support/run_node.h"
+#include "../support/vectors.h"
 #include "analysis/relative_precision.h"
 #include "inputs/rng.h"
 #include "synth/mutate_util.h"
@@ -17,14 +18,8 @@ namespace ig {
 namespace relative_precision_test {
 namespace {
 
-Tensor f32(std::vector<float> v) {
-  const auto n = static_cast<int64_t>(v.size());
-  return Tensor::from_vector<float>(v, {n});
-}
-Tensor f64(std::vector<double> v) {
-  const auto n = static_cast<int64_t>(v.size());
-  return Tensor::from_vector<double>(v, {n});
-}
+using testing::f32;
+using testing::f64;
 
 TEST(RelativeLoss, ZeroForANormalResultIsLostWithNoBitRight) {
   const double s18 = 1.0 / (1.0 + std::exp(18.0));  // 1.52e-8
@@ -46,6 +41,16 @@ TEST(RelativeLoss, CountsBitsKeptAndSkipsDenormalsAndNonFinite) {
   EXPECT_EQ(r.judged, 1);  // the denormal oracle value and the Inf are not judged
   EXPECT_EQ(r.lost, 1);
   EXPECT_EQ(r.bits_kept, 6);
+}
+
+TEST(RelativeLoss, AComputationInBf16KeepsEnoughBitsToBeJudgedAbsolutely) {
+  // An fp32 output computed in bf16 (8 significant bits): about 2^-9 off, not lost.
+  std::vector<double> exact;
+  for (int i = 1; i <= 200; ++i) exact.push_back(1e-6 * (1.0 + i / 997.0));
+  const Tensor oracle = f64(exact);
+  const Tensor in_bf16 =
+      convert_float_tensor(convert_float_tensor(oracle, DType::kBFloat16), DType::kFloat32);
+  EXPECT_EQ(relative_loss(in_bf16, oracle, 1e-3).lost, 0);
 }
 
 TEST(RelativeLoss, CorrectlyRoundedNarrowTypesAreNeverLost) {
