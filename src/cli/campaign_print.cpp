@@ -75,6 +75,18 @@ void print_discrepancy(const json& a, int pw) {
                 static_cast<long long>(d["compared"].get<int64_t>()),
                 static_cast<long long>(d["discrepant"].get<int64_t>()),
                 100 * d["rate"].get<double>(), counts_text(d["by_origin_op"]).c_str());
+  bool any = false;
+  for (const auto& [p, d] : a["discrepancy"].items()) any |= d["relative"]["judged"] > 0;
+  if (!any) return;
+  std::printf(
+      "\nLost relative precision within tolerance (single elementwise operators on exact inputs,"
+      " fewer than 8 bits right)\n");
+  std::printf("%-*s %9s %10s  ops\n", pw, "platform", "judged", "lost");
+  for (const auto& [p, d] : a["discrepancy"].items())
+    std::printf("%-*s %9lld %10lld  %s\n", pw, p.c_str(),
+                static_cast<long long>(d["relative"]["judged"].get<int64_t>()),
+                static_cast<long long>(d["relative"]["lost"].get<int64_t>()),
+                counts_text(d["relative"]["by_op"]).c_str());
 }
 
 void print_compiled_vs_eager(const json& a) {

@@ -47,14 +47,18 @@ void discrepancy(HtmlPage& page, const json& c) {
   json bars = json::array();
   std::vector<std::vector<std::string>> rows;
   for (const auto& [platform, d] : c["discrepancy"].items()) {
-    rows.push_back(
-        {platform, cell_text(d["compared"]), cell_text(d["discrepant"]), cell_text(d["rate"])});
+    const json relative = d.value("relative", json::object());
+    rows.push_back({platform, cell_text(d["compared"]), cell_text(d["discrepant"]),
+                    cell_text(d["rate"]),
+                    cell_text(relative.value("lost", json(0))) + " of " +
+                        cell_text(relative.value("judged", json(0)))});
     for (const auto& [op, n] : d["by_origin_op"].items())
       bars.push_back({{"platform", platform}, {"op", op}, {"variants", n}});
   }
-  std::string html = rows.empty()
-                         ? absent(kNoCampaign)
-                         : text_table({"platform", "compared", "discrepant", "rate"}, rows);
+  std::string html = rows.empty() ? absent(kNoCampaign)
+                                  : text_table({"platform", "compared", "discrepant", "rate",
+                                                "lost relative precision (of judged)"},
+                                               rows);
   if (!bars.empty()) html += page.chart(discrepancy_chart(bars));
   page.section("discrepancy", "Discrepancy by origin op", html);
 }

@@ -54,9 +54,11 @@ class LostPrecisionCli : public ::testing::Test {
     auto c = testing::run_cli("campaign --models " + dir_.file("variants") +
                               " -p ort -p ref --store " + store_ + " --jobs 2 --no-report --json");
     ASSERT_LE(c.exit_code, 1) << c.err;
+    campaign_ = json::parse(c.out, nullptr, false);
   }
   testing::TempDir dir_;
   std::string store_;
+  json campaign_;
 };
 
 TEST_F(LostPrecisionCli, TriageNamesOrtsSigmoidTailAndNothingElse) {
@@ -78,6 +80,16 @@ TEST_F(LostPrecisionCli, TriageNamesOrtsSigmoidTailAndNothingElse) {
   text << readme.rdbuf();
   EXPECT_NE(text.str().find("significant bits right"), std::string::npos) << text.str();
   EXPECT_EQ(sh(folder + "/repro.sh >/dev/null 2>&1"), 0);
+}
+
+TEST_F(LostPrecisionCli, TheCampaignCountsItBesideTheDiscrepancies) {
+  ASSERT_TRUE(campaign_.contains("analysis")) << campaign_.dump(2);
+  const json& d = campaign_["analysis"]["discrepancy"];
+  EXPECT_EQ(d["ort"]["discrepant"], 0);  // within the absolute tolerance
+  EXPECT_EQ(d["ort"]["relative"]["judged"], 2);
+  EXPECT_EQ(d["ort"]["relative"]["lost"], 1);
+  EXPECT_EQ(d["ort"]["relative"]["by_op"]["Sigmoid"], 1);
+  EXPECT_EQ(d["ref"]["relative"]["lost"], 0);
 }
 
 }  // namespace

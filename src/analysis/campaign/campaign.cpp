@@ -103,22 +103,34 @@ Expected<nlohmann::json> discrepancy_section(const Store& store, const Data& d,
   nlohmann::json out = nlohmann::json::object();
   Differ differ(store, opt, false);
   for (const auto& p : d.platforms) {
-    int64_t compared = 0, discrepant = 0;
-    std::map<std::string, int64_t> by_op;
+    int64_t compared = 0, discrepant = 0, judged = 0, lost = 0;
+    std::map<std::string, int64_t> by_op, lost_by_op;
     for (const auto& c : d.cases) {
       const Run* o = ran_ok(c, d.oracle);
       const Run* r = ran_ok(c, p);
       if (!o || !r || p == d.oracle) continue;
       ++compared;
       IG_ASSIGN_OR_RETURN(bool diff, differ.outputs_differ(*r, *o));
-      if (!diff) continue;
-      ++discrepant;
-      ++by_op[differ.origin(c, *r, *o)];
+      if (diff) {
+        ++discrepant;
+        ++by_op[differ.origin(c, *r, *o)];
+        continue;
+      }
+      // Within tolerance: an elementwise operator on exact inputs is judged relatively too
+      // (triage's lost-precision findings).
+      const StoredNode* node = exact_input_elementwise(c);
+      if (!node) continue;
+      ++judged;
+      IG_ASSIGN_OR_RETURN(const RelativeLoss loss, differ.relative_loss_against(*r, *o));
+      if (loss.lost == 0) continue;
+      ++lost;
+      ++lost_by_op[node->op_type];
     }
     out[p] = {{"compared", compared},
               {"discrepant", discrepant},
               {"rate", compared ? static_cast<double>(discrepant) / compared : 0.0},
-              {"by_origin_op", by_op}};
+              {"by_origin_op", by_op},
+              {"relative", {{"judged", judged}, {"lost", lost}, {"by_op", lost_by_op}}}};
   }
   return out;
 }
