@@ -59,8 +59,7 @@ void classify_against_oracle(const Tensor& platform, const Tensor& oracle, doubl
     return;
   }
   const Tensor rounded = convert_float_tensor(oracle, platform.dtype());
-  const auto& info = dtype_info(platform.dtype());
-  const double min_normal = std::ldexp(1.0, 2 - (1 << (info.exponent_bits - 1)));
+  const double min_normal = smallest_normal(platform.dtype());
   for (int64_t i = 0; i < n; ++i) {
     ++counts[classify(platform.as_double(i), oracle.as_double(i), rounded.as_double(i), min_normal,
                       rtol, atol)];

@@ -30,7 +30,7 @@ RelativeLoss relative_loss(const Tensor& platform, const Tensor& oracle, double 
   if (!is_float(platform.dtype()) || platform.shape() != oracle.shape()) return r;
   const Tensor rounded = convert_float_tensor(oracle, platform.dtype());
   const auto& info = dtype_info(platform.dtype());
-  const double min_normal = std::ldexp(1.0, 2 - (1 << (info.exponent_bits - 1)));
+  const double min_normal = smallest_normal(platform.dtype());
   const double threshold = std::max({rtol, kRelativeFloor, std::ldexp(8.0, -info.mantissa_bits)});
   for (int64_t i = 0; i < platform.numel(); ++i) {
     const double x = platform.as_double(i), y = rounded.as_double(i);

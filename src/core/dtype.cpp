@@ -1,6 +1,7 @@
 #include "core/dtype.h"
 
 #include <array>
+#include <cmath>
 
 #include "core/enum_names.h"
 
@@ -46,6 +47,10 @@ static_assert(names_cover(kNames, static_cast<size_t>(kNumDTypes)), "one distinc
 const DTypeInfo& dtype_info(DType dt) {
   const auto i = static_cast<size_t>(dt);
   return i < kTable.size() ? kTable[i] : kTable[0];
+}
+
+double smallest_normal(DType dt) {
+  return std::ldexp(1.0, 2 - (1 << (dtype_info(dt).exponent_bits - 1)));
 }
 
 bool is_valid_dtype(int32_t value) { return value > 0 && value < kNumDTypes; }

@@ -49,6 +49,8 @@ inline const char* dtype_name(DType dt) { return dtype_info(dt).name; }
 inline size_t dtype_size(DType dt) { return dtype_info(dt).size; }
 inline bool is_float(DType dt) { return dtype_info(dt).is_float; }
 inline bool is_integer(DType dt) { return dtype_info(dt).is_integer; }
+// The smallest positive normal number of a float dtype (FLT_MIN for fp32, 2^-14 for fp16).
+double smallest_normal(DType dt);
 bool is_valid_dtype(int32_t value);
 std::optional<DType> dtype_from_name(std::string_view name);
 // ONNX element types infergap has no DType for, by their ONNX name ("float8e4m3fn", "int4"):

@@ -233,15 +233,13 @@ Status inject_input(onnx::ModelProto& model, const Mutation& m) {
 
 std::vector<Mutation> inject_candidates(const onnx::ModelProto& model, Rng& rng) {
   static const std::vector<std::string> kinds = {"nan", "inf", "-inf", "denormal", "-zero", "huge"};
-  std::set<std::string> inits;
-  for (const auto& t : model.graph().initializer()) inits.insert(t.name());
   std::vector<Mutation> out;
-  for (const auto& i : model.graph().input()) {
-    if (inits.count(i.name()) || !is_float_type(i.type().tensor_type().elem_type())) continue;
+  for (const auto* i : runtime_inputs(model.graph())) {
+    if (!is_float_type(i->type().tensor_type().elem_type())) continue;
     const std::string where = rng.below(2) ? "0" : "0.1";
     out.push_back(
         {"inject",
-         {{"input", i.name()}, {"inject", kinds[rng.below(kinds.size())] + "@" + where}}});
+         {{"input", i->name()}, {"inject", kinds[rng.below(kinds.size())] + "@" + where}}});
   }
   return out;
 }

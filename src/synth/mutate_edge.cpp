@@ -6,6 +6,7 @@
 // relative precision (analysis/relative_precision.h), which an absolute tolerance hides.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "inputs/rng.h"
@@ -14,16 +15,6 @@
 #include "synth/mutate_util.h"
 
 namespace ig {
-
-namespace {
-
-bool is_initializer(const onnx::GraphProto& g, const std::string& name) {
-  for (const auto& t : g.initializer())
-    if (t.name() == name) return true;
-  return false;
-}
-
-}  // namespace
 
 const std::map<std::string, std::vector<EdgeRange>>& edge_ranges() {
   static const std::map<std::string, std::vector<EdgeRange>> ranges = {
@@ -48,9 +39,8 @@ Status edge_input(onnx::ModelProto& model, const Mutation& m) {
     return invalid_argument("edge: needs parameters 'input', 'lo' and 'hi'");
   const double a = std::stod(lo->second), b = std::stod(hi->second);
   if (!(a < b)) return invalid_argument("edge: lo {} is not below hi {}", a, b);
-  bool found = false;
-  for (const auto& i : model.graph().input()) found |= i.name() == in->second;
-  if (!found || is_initializer(model.graph(), in->second))
+  const auto inputs = runtime_inputs(model.graph());
+  if (std::none_of(inputs.begin(), inputs.end(), [&](auto* i) { return i->name() == in->second; }))
     return not_found("edge: no graph input named '{}'", in->second);
   auto specs = variant_inputs(model);
   specs[in->second] = fmt::format("random:uniform,lo={},hi={}", lo->second, hi->second);
@@ -59,16 +49,15 @@ Status edge_input(onnx::ModelProto& model, const Mutation& m) {
 }
 
 std::vector<Mutation> edge_candidates(const onnx::ModelProto& model, Rng& rng) {
-  const auto& g = model.graph();
   std::vector<Mutation> out;
-  for (const auto& i : g.input()) {
-    if (is_initializer(g, i.name()) || !is_float_type(i.type().tensor_type().elem_type())) continue;
-    for (const auto& n : g.node()) {
+  for (const auto* i : runtime_inputs(model.graph())) {
+    if (!is_float_type(i->type().tensor_type().elem_type())) continue;
+    for (const auto& n : model.graph().node()) {
       auto r = edge_ranges().find(n.op_type());
-      if (r == edge_ranges().end() || n.input_size() == 0 || n.input(0) != i.name()) continue;
+      if (r == edge_ranges().end() || n.input_size() == 0 || n.input(0) != i->name()) continue;
       const EdgeRange& range = r->second[rng.below(r->second.size())];
       out.push_back({"edge",
-                     {{"input", i.name()},
+                     {{"input", i->name()},
                       {"lo", fmt::format("{}", range.lo)},
                       {"hi", fmt::format("{}", range.hi)}}});
       break;

@@ -92,6 +92,15 @@ bool is_graph_output(const onnx::GraphProto& g, const std::string& value) {
   return false;
 }
 
+std::vector<const onnx::ValueInfoProto*> runtime_inputs(const onnx::GraphProto& g) {
+  std::set<std::string> inits;
+  for (const auto& t : g.initializer()) inits.insert(t.name());
+  std::vector<const onnx::ValueInfoProto*> out;
+  for (const auto& in : g.input())
+    if (!inits.count(in.name())) out.push_back(&in);
+  return out;
+}
+
 std::string fresh_name(const onnx::GraphProto& g, const std::string& hint) {
   std::set<std::string> used;
   for (const auto& n : g.node()) {

@@ -23,6 +23,8 @@ const std::vector<std::string>& activation_ops();
 bool is_activation(const std::string& op);
 bool is_swappable_pool(const onnx::NodeProto& n);  // MaxPool/AveragePool with a single output
 bool is_graph_output(const onnx::GraphProto& g, const std::string& value);
+// The graph inputs a caller feeds: those no initializer provides (old IRs list both).
+std::vector<const onnx::ValueInfoProto*> runtime_inputs(const onnx::GraphProto& g);
 // The position of the node called `name` in the graph; not_found when none is.
 Expected<int> node_index(const onnx::GraphProto& g, const std::string& name);
 // `hint` made unique among the graph's node, value and initializer names.

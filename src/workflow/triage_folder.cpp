@@ -43,8 +43,6 @@ ReduceCriterion criterion_for(const std::string& kind) {
 // platform that agreed with the oracle on the case, else the reference in fp32.
 std::string second_platform(const std::string& kind, const Hit& rep) {
   if (kind == triage::kCompiled) return rep.against;
-  // The fp32 reference keeps relative precision on these operators; an absolute witness may not.
-  if (kind == triage::kLostPrecision && rep.witness.empty()) return "ref";
   return rep.witness.empty() ? "ref:acc=exact" : rep.witness;
 }
 

@@ -214,8 +214,7 @@ nlohmann::json with_integer_mechanism(nlohmann::json judgement, const nlohmann::
   static const std::vector<std::pair<std::string, std::string>> mechanisms = {
       {"int8-saturation",
        "int8 saturation: the integer kernel sums u8 x s8 products in pairs saturated at int16 "
-       "(x86's "
-       "vpmaddubsw without VNNI) or halves the weights to 7 bits to avoid it"},
+       "(x86's vpmaddubsw without VNNI) or halves the weights to 7 bits to avoid it"},
       {"requantization-rounding",
        "requantization rounding: the int32 sums are scaled back to 8 bits with another rounding "
        "(a fixed-point multiplier, a zero point added in float, ties away from zero)"}};
@@ -229,7 +228,7 @@ nlohmann::json with_integer_mechanism(nlohmann::json judgement, const nlohmann::
   if (named.empty()) return judgement;
   judgement["mechanism"] = named;
   judgement["why"] = judgement.value("why", std::string()) +
-                     ". Explain reproduces the output bit " + "for bit with `" +
+                     ". Explain reproduces the output bit for bit with `" +
                      explain.value("emulator", std::string("ref")) + "`: " + named;
   return judgement;
 }
