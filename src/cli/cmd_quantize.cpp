@@ -1,5 +1,6 @@
 // infergap quantize MODEL -o Q.onnx [--input NAME=SPEC...] [--calibrate [NAME=]PATH...]
-//   [--activations u8|s8] [--reduce-range] [--calibration minmax|percentile[:P]] [--samples N]
+//   [--activations u8|s8] [--reduce-range] [--layout qdq|inputs] [--calibration
+//   minmax|percentile[:P]] [--samples N]
 //   [--seed S] [--block OPS|NODES] [--json]
 // Writes a static QDQ int8 model (synth/quantize_model.h) calibrated on the reference backend.
 #include <cstdio>
@@ -15,7 +16,7 @@ namespace ig::cli {
 namespace {
 
 struct QuantizeArgs {
-  std::string model, out, activations = "u8", calibration = "minmax";
+  std::string model, out, activations = "u8", calibration = "minmax", layout = "qdq";
   bool reduce_range = false, json = false;
   int64_t samples = 8;
   uint64_t seed = 0;
@@ -38,6 +39,12 @@ void add_quantize_options(CLI::App* cmd, QuantizeArgs& a) {
       ->check(CLI::IsMember({"u8", "s8"}))
       ->capture_default_str();
   cmd->add_flag("--reduce-range", a.reduce_range, "Weights in 7 bits: |q| <= 63 instead of 127");
+  cmd->add_option("--layout", a.layout,
+                  "qdq: QDQ on the inputs and outputs of every quantized node (ONNX Runtime's "
+                  "quantizer); inputs: QDQ on the inputs of Conv, Gemm and MatMul only, their "
+                  "outputs left in float (TensorRT's explicit quantization, NVIDIA ModelOpt)")
+      ->check(CLI::IsMember({"qdq", "inputs"}))
+      ->capture_default_str();
   cmd->add_option("--calibration", a.calibration,
                   "minmax, or percentile[:P]: clip the range at the P-th percentile of |x| "
                   "(default 99.99)")
@@ -52,7 +59,8 @@ void add_quantize_options(CLI::App* cmd, QuantizeArgs& a) {
   cmd->footer(
       "Quantized: Conv, Gemm and MatMul (int8 symmetric per-channel weights, int32 bias, QDQ on "
       "activations), Add and MaxPool/AveragePool/GlobalAveragePool (QDQ on inputs and "
-      "outputs). A Relu or Clip that alone reads a quantized node's output stays in the graph "
+      "outputs; with --layout inputs, only the inputs of Conv, Gemm and MatMul). A Relu or Clip "
+      "that alone reads a quantized node's output stays in the graph "
       "and its output is quantized instead (ORT's quantizer removes it; runtimes fuse it).");
 }
 
@@ -60,6 +68,7 @@ Expected<QuantizeOptions> options_of(const QuantizeArgs& a) {
   QuantizeOptions o;
   o.signed_activations = a.activations == "s8";
   o.reduce_range = a.reduce_range;
+  o.inputs_only = a.layout == "inputs";
   if (a.calibration.rfind("percentile", 0) == 0 &&
       (a.calibration.size() == 10 || a.calibration[10] == ':')) {
     o.percentile = true;

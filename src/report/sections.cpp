@@ -227,15 +227,16 @@ void oracle_origins_section(HtmlPage& page, const json& data) {
                     magnitude(e["input_error"]), magnitude(e["output_error"]), magnitude(e["jump"]),
                     check});
   }
-  page.section("oracle-origins", title,
-               paragraph("Per platform, worst first: nodes whose output error against the oracle "
-                         "(max |y - oracle| / max |oracle| over the tensor) is at least 100 times "
-                         "the error of their inputs. Where the output is off by more than 1e-2 "
-                         "while the inputs agree to 1e-5, the node was re-run alone (self-check): "
-                         "kernel, suspect-fusion, suspect-adapter or ill-conditioned.") +
-                   text_table({"platform", "case", "node", "input error", "output error", "jump",
-                               "self-check"},
-                              rows));
+  page.section(
+      "oracle-origins", title,
+      paragraph("Per platform, worst first: nodes whose output error against the oracle "
+                "(max |y - oracle| / max |oracle| over the tensor) is at least 100 times "
+                "the error of their inputs. Where the output is off by more than 1e-2 "
+                "while the inputs agree to 1e-5, the node was re-run alone (self-check): "
+                "kernel, suspect-fusion, suspect-adapter, integer-kernel or ill-conditioned.") +
+          text_table(
+              {"platform", "case", "node", "input error", "output error", "jump", "self-check"},
+              rows));
 }
 
 void origins_section(HtmlPage& page, const json& data) {

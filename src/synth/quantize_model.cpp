@@ -45,6 +45,8 @@ class Planner {
       const std::string& op = n.op_type();
       if (op == "Conv" || op == "Gemm" || op == "MatMul") {
         plan_weighted(i, n);
+      } else if (o_.inputs_only) {
+        continue;
       } else if (op == "Add" && n.input_size() == 2 && f32(n.input(0)) && f32(n.input(1)) &&
                  (act(n.input(0)) || act(n.input(1)))) {
         for (const auto& in : n.input())
@@ -131,7 +133,7 @@ class Planner {
         pn.bias = b->name();
     }
     plan_.nodes.push_back(pn);
-    add_output(n, true);
+    if (!o_.inputs_only) add_output(n, true);
   }
 
   const onnx::GraphProto& g_;

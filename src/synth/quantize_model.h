@@ -27,6 +27,9 @@ struct TensorRange {
 struct QuantizeOptions {
   bool signed_activations = false;  // s8 symmetric (zero point 0) instead of u8 asymmetric
   bool reduce_range = false;        // weights in 7 bits: |q| <= 63
+  // Q/DQ on the inputs of Conv, Gemm and MatMul only, their outputs left in float and Add and the
+  // pools not quantized: the layout of TensorRT's explicit quantization and NVIDIA ModelOpt.
+  bool inputs_only = false;
   bool percentile = false;          // else min/max
   double percentile_value = 99.99;  // of |x|, with --calibration percentile
   int64_t samples = 8;              // generated calibration samples (ignored with `calibrate`)

@@ -60,18 +60,22 @@ Status raise_opset(onnx::ModelProto& model, int64_t version, bool* raised) {
 std::map<std::string, std::string> quantize_params(const QuantizeOptions& o) {
   std::string block;
   for (const auto& b : o.block) block += (block.empty() ? "" : ",") + b;
-  return {{"activations", o.signed_activations ? "s8" : "u8"},
-          {"reduce_range", o.reduce_range ? "1" : "0"},
-          {"calibration",
-           o.percentile ? "percentile:" + fmt::format("{}", o.percentile_value) : "minmax"},
-          {"samples", std::to_string(o.samples)},
-          {"seed", std::to_string(o.seed)},
-          {"block", block},
-          {"inputs", nlohmann::json{{"specs", o.inputs.specs},
-                                    {"shapes", o.inputs.shapes},
-                                    {"dims", o.inputs.dims},
-                                    {"calibrate", o.calibrate}}
-                         .dump()}};
+  std::map<std::string, std::string> params = {
+      {"activations", o.signed_activations ? "s8" : "u8"},
+      {"reduce_range", o.reduce_range ? "1" : "0"},
+      {"calibration",
+       o.percentile ? "percentile:" + fmt::format("{}", o.percentile_value) : "minmax"},
+      {"samples", std::to_string(o.samples)},
+      {"seed", std::to_string(o.seed)},
+      {"block", block},
+      {"inputs", nlohmann::json{{"specs", o.inputs.specs},
+                                {"shapes", o.inputs.shapes},
+                                {"dims", o.inputs.dims},
+                                {"calibrate", o.calibrate}}
+                     .dump()}};
+  // Only where it is not the default: the lineage of every model quantized before stays as it was.
+  if (o.inputs_only) params["layout"] = "inputs";
+  return params;
 }
 
 Expected<QuantizeOptions> quantize_options_from(const std::map<std::string, std::string>& p) {
@@ -85,6 +89,10 @@ Expected<QuantizeOptions> quantize_options_from(const std::map<std::string, std:
     return invalid_argument("quantize: activations must be u8 or s8, not '{}'", acts);
   o.signed_activations = acts == "s8";
   o.reduce_range = get("reduce_range") == "1";
+  const std::string layout = get("layout");
+  if (layout != "inputs" && !layout.empty())
+    return invalid_argument("quantize: layout must be qdq or inputs, not '{}'", layout);
+  o.inputs_only = layout == "inputs";
   const std::string cal = get("calibration");
   if (cal.rfind("percentile", 0) == 0) {
     o.percentile = true;

@@ -126,10 +126,15 @@ Expected<std::vector<ErrorSpan>> error_spans(const CaseData& c, const RepRun& ru
     s.node_index = node.index;
     s.node = node.name;
     s.op_type = node.op_type;
+    bool dequantizes = false, multiplies = false;
     for (size_t m : members) {
       s.cover_indices.push_back(c.nodes[m].index);
       s.covers.push_back(node_label(c.nodes[m]));
+      const std::string& op = c.nodes[m].op_type;
+      dequantizes |= op == "DequantizeLinear";
+      multiplies |= op == "Conv" || op == "Gemm" || op == "MatMul";
     }
+    s.integer_group = s.fused && dequantizes && multiplies;
     IG_ASSIGN_OR_RETURN(Worst out, worst_error(run, oracle, s.outputs, cache, memo));
     if (out.error < 0) continue;  // nothing comparable (strings)
     s.output_error = out.error;

@@ -20,6 +20,9 @@ struct ErrorSpan {
   // The platform said it computed these nodes as one (RepRun::covers); otherwise the span only
   // reaches back over values the platform or the oracle did not trace.
   bool fused = false;
+  // Fused, and over a DequantizeLinear into a Conv, Gemm or MatMul: the platform ran the span as
+  // an integer kernel (model/qdq_group.h), whose arithmetic unfused float nodes do not share.
+  bool integer_group = false;
   // Values entering the span that some node produces, traced by both; graph inputs and
   // initializers are equal on every platform and left out (their error is 0).
   std::vector<std::string> inputs;

@@ -88,6 +88,13 @@ Expected<SelfCheck> self_check_of(const ErrorSpan& s, const RepRun& run, const R
     sc.verdict = SelfCheckVerdict::kKernel;
     sc.reason = fmt::format("alone and unfused on {}, the {} is still {:.3g} off {}", unfused->spec,
                             what, sc.unfused_error, against);
+  } else if (s.integer_group) {
+    sc.verdict = SelfCheckVerdict::kIntegerKernel;
+    sc.reason = fmt::format(
+        "in the run one integer kernel, {:.3g} off; alone and unfused on {}, the {} is computed "
+        "in float, {:.3g} off {}: `explain --node '{}'` tells the kernel's integer arithmetic "
+        "from our int8 mapping",
+        s.output_error, unfused->spec, what, sc.unfused_error, against, s.node);
   } else {
     sc.verdict = s.fused ? SelfCheckVerdict::kSuspectFusion : SelfCheckVerdict::kSuspectAdapter;
     sc.reason = fmt::format("alone and unfused on {}, the {} is {:.3g} off {}; in the run, {:.3g}",

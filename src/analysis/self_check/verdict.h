@@ -10,6 +10,10 @@
 //   fused group (or a copy of the model it optimised): its fusion, or our adapter's fusion.
 // - suspect-adapter: alone the platform is right, and the node was not fused: what our adapter
 //   does around the node (layouts, data handed between nodes) is suspect.
+// - integer-kernel: alone and unfused the platform is right, and it had run the span as one
+//   integer kernel (a QDQ group): unfused it computes in float, so the re-run cannot tell the
+//   kernel's integer arithmetic (int16 saturation, requantization) from our adapter's int8
+//   mapping; `explain` can, when an emulator configuration reproduces the group.
 #pragma once
 
 #include <array>
@@ -34,11 +38,12 @@ enum class SelfCheckVerdict : uint8_t {
   kKernel,
   kSuspectFusion,
   kSuspectAdapter,
+  kIntegerKernel,
   kCount
 };
 inline constexpr auto kSelfCheckVerdictNames =
     std::to_array<std::string_view>({"not-needed", "not-run", "failed", "ill-conditioned", "kernel",
-                                     "suspect-fusion", "suspect-adapter"});
+                                     "suspect-fusion", "suspect-adapter", "integer-kernel"});
 static_assert(names_cover_enum<SelfCheckVerdict>(kSelfCheckVerdictNames));
 std::string_view self_check_verdict_name(SelfCheckVerdict v);
 

@@ -110,6 +110,30 @@ struct OutputClamp {
   Q operator()(Q q) const { return std::min(std::max(q, lo), hi); }
 };
 
+// A float-output group (no QuantizeLinear, qdq_groups.h): acc (int32, bias included) times
+// x_scale * w_scale[m], the product taken in double and rounded once to float, as our oneDNN
+// adapter hands oneDNN its output scales; then the fused Relu or Clip on the floats.
+class FloatRescale {
+ public:
+  FloatRescale(const Node& node, float x_scale, const QuantParam& w_scale, int64_t channels,
+               int32_t factor)
+      : lo_(node.attr_float("clip_min", -INFINITY)), hi_(node.attr_float("clip_max", INFINITY)) {
+    scales_.reserve(static_cast<size_t>(channels));
+    for (int64_t m = 0; m < channels; ++m)
+      scales_.push_back(static_cast<float>(static_cast<double>(x_scale) * w_scale.at(m)) *
+                        static_cast<float>(factor));
+  }
+  float apply(int32_t acc, int64_t m) const {
+    const float v = static_cast<float>(acc) * scales_[static_cast<size_t>(m)];
+    // max/min as vmaxps and vminps order them: a NaN stays NaN.
+    return std::isnan(v) ? v : std::min(std::max(v, lo_), hi_);
+  }
+
+ private:
+  float lo_, hi_;
+  std::vector<float> scales_;
+};
+
 // wbits=7: each weight halved around its zero point and rounded to even, as oneDNN's reorder
 // does with its 0.5 scale; the sum is then worth weight_factor() times more.
 inline int32_t halve_weight(int32_t w, int64_t zero_point) {

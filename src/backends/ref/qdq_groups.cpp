@@ -87,17 +87,19 @@ Product product_of(const Node& n) {
 }
 
 // The group `grp` as one integer kernel, if its quantization parameters are of the kinds the
-// kernels take.
+// kernels take. A group without a QuantizeLinear writes float: the int32 sum times
+// x_scale * w_scale, as oneDNN's int8 kernels with an f32 destination compute it.
 bool fuse(const Known& k, const QdqGroup& grp, IntKernelGroup& group) {
   const Graph& g = k.index.graph();
-  if (!grp.q) return false;
-  const Node& q = g.nodes[*grp.q];
-  if (q.inputs.size() < 3 || q.inputs[2].empty() || q.outputs.size() != 1) return false;
-  const Tensor* ys = k.values(q.inputs[1]);
-  const Tensor* yz = k.values(q.inputs[2]);
-  if (!ys || !yz || ys->numel() != 1 || yz->numel() != 1 || !is_8bit(yz->dtype())) return false;
-  // Relu or Clip before the QuantizeLinear: quantizing is monotone, so they become a clamp of
-  // the integers at the quantized bounds (Relu: at the zero point).
+  const Node* q = grp.q ? &g.nodes[*grp.q] : nullptr;
+  if (q) {
+    if (q->inputs.size() < 3 || q->inputs[2].empty() || q->outputs.size() != 1) return false;
+    const Tensor* ys = k.values(q->inputs[1]);
+    const Tensor* yz = k.values(q->inputs[2]);
+    if (!ys || !yz || ys->numel() != 1 || yz->numel() != 1 || !is_8bit(yz->dtype())) return false;
+  }
+  // Relu or Clip: before a QuantizeLinear they become a clamp of the integers at the quantized
+  // bounds (Relu: at the zero point), quantizing being monotone; on a float output, of the floats.
   float lo = -INFINITY, hi = INFINITY;
   if (grp.act) {
     const Node& act = g.nodes[*grp.act];
@@ -125,6 +127,9 @@ bool fuse(const Known& k, const QdqGroup& grp, IntKernelGroup& group) {
     if (!b || b->dtype() != DType::kInt32 || b->rank() > 1) return false;
     if (db->inputs.size() > 2 && !db->inputs[2].empty() && !k.zeros(db->inputs[2])) return false;
   }
+  const size_t last = grp.q ? *grp.q : grp.act ? *grp.act : grp.head;
+  const Node& out = g.nodes[last];
+  if (out.outputs.empty() || out.outputs[0].empty()) return false;
   Node& f = group.fused;
   f.name = conv.name;
   f.op_type = product.fused_op;
@@ -137,12 +142,20 @@ bool fuse(const Known& k, const QdqGroup& grp, IntKernelGroup& group) {
     a.f = bound;
     f.attributes[key] = a;
   }
-  f.inputs = {dx.inputs[0], dx.inputs[1], dx.inputs[2], dw.inputs[0],
-              dw.inputs[1], dw.inputs[2], q.inputs[1],  q.inputs[2]};
+  // No y_scale and y_zero_point (inputs 6 and 7): the kernel writes float.
+  f.inputs = {dx.inputs[0],
+              dx.inputs[1],
+              dx.inputs[2],
+              dw.inputs[0],
+              dw.inputs[1],
+              dw.inputs[2],
+              q ? q->inputs[1] : std::string(),
+              q ? q->inputs[2] : std::string()};
   if (db) f.inputs.push_back(db->inputs[0]);
-  f.outputs = {q.outputs[0]};
-  f.index = q.index;
-  group.report_as = &q;
+  f.outputs = {out.outputs[0]};
+  f.index = out.index;
+  group.report_as = &out;
+  group.at = last;
   return true;
 }
 
@@ -166,8 +179,8 @@ IntKernelPlan plan_int_kernels(const Model& model) {
       group.covers += (group.covers.empty() ? "" : ",") +
                       (graph.nodes[m].name.empty() ? "#" + std::to_string(m) : graph.nodes[m].name);
     }
-    plan.role[*grp->q] = g;
-    plan.reads[*grp->q] = node_reads(group.fused);
+    plan.role[group.at] = g;
+    plan.reads[group.at] = node_reads(group.fused);
     plan.groups.push_back(std::move(group));
   }
   return plan;

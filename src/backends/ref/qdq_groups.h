@@ -1,9 +1,11 @@
 // qdq=int: the reference interpreter runs each DequantizeLinear -> Conv/Gemm/MatMul -> [Relu|Clip]
-// -> QuantizeLinear group of a QDQ model (model/qdq_group.h, the groups the int8 libraries see) as
-// one integer kernel (QLinearConv), the way ONNX Runtime, oneDNN and XNNPACK fuse it, so the
-// integer knobs (madd, requant, qround) reach it. The plan replaces each group by one node at its
-// QuantizeLinear's place; the trace reports it as that QuantizeLinear covering the group's nodes,
-// as other fused platforms do.
+// [-> QuantizeLinear] group of a QDQ model (model/qdq_group.h, the groups the int8 libraries see)
+// as one integer kernel (QLinearConv), the way ONNX Runtime, oneDNN and XNNPACK fuse it, so the
+// integer knobs (madd, requant, qround) reach it. A group without a QuantizeLinear (quantizers that
+// put Q/DQ on the inputs of Conv and Gemm only: TensorRT's explicit quantization, ModelOpt, ONNX
+// Runtime's OpTypesToExcludeOutputQuantization) writes float, as oneDNN's int8 kernels with an f32
+// destination do. The plan replaces each group by one node at its last node's place; the trace
+// reports it as that node covering the group's nodes, as other fused platforms do.
 #pragma once
 
 #include <string>
@@ -17,7 +19,8 @@ namespace ig {
 struct IntKernelGroup {
   Node fused;  // QLinearConv-shaped: x, xs, xz, w, ws, wz, ys, yz[, b]; the product's attributes
   KernelFn kernel = nullptr;
-  const Node* report_as = nullptr;  // the group's QuantizeLinear
+  const Node* report_as = nullptr;  // the group's last node: its QuantizeLinear, Relu/Clip or head
+  size_t at = 0;                    // that node's index: the group runs in its place
   std::string covers;               // the group's nodes, comma-separated, in graph order
 };
 
@@ -30,9 +33,8 @@ struct IntKernelPlan {
   bool empty() const { return groups.empty(); }
 };
 
-// The QDQ groups of `model` (main graph only) that end in a QuantizeLinear and whose quantization
-// parameters are per-tensor activations and per-tensor or per-output-channel weights held in
-// initializers or Constant nodes.
+// The QDQ groups of `model` (main graph only) whose quantization parameters are per-tensor
+// activations and per-tensor or per-output-channel weights held in initializers or Constant nodes.
 IntKernelPlan plan_int_kernels(const Model& model);
 
 // The kernels of fused groups: Conv (ops/conv_integer.cpp), Gemm and MatMul (ops/qdq_gemm.cpp).

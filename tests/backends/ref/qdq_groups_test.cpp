@@ -226,3 +226,48 @@ TEST(QdqGroups, AClipBecomesAClampAtItsQuantizedBounds) {
 
 }  // namespace
 }  // namespace ig
+
+namespace ig {
+namespace {
+
+// Without a QuantizeLinear after it (Q/DQ on the inputs of Conv only, as TensorRT's explicit
+// quantization and ModelOpt write it) the group still runs as one integer kernel and writes float:
+// the int32 sum, bias included, times x_scale * w_scale rounded once to float, then the Relu.
+TEST(QdqGroups, GroupsWithoutAQuantizeLinearWriteTheRescaledSumsInFloat) {
+  Model m = qdq_conv_model();
+  m.graph.nodes.pop_back();  // the QuantizeLinear
+  m.graph.outputs[0].name = "r";
+  const Traced fused = run(m, {{"qdq", "int"}});
+  ASSERT_EQ(fused.nodes, (std::vector<std::string>{"relu"}));
+  EXPECT_EQ(fused.covers[0], "dqx,dqw,dqb,conv,relu");
+  ASSERT_EQ(fused.y.dtype(), DType::kFloat32);
+  auto sums =
+      testing::run_node("ConvInteger",
+                        {spread<uint8_t>({1, 6, 5, 5}, 5, 0, 255), m.graph.initializers.at("wq"),
+                         m.graph.initializers.at("xz"), m.graph.initializers.at("wz")},
+                        {{"pads", testing::attr_ints({1, 1, 1, 1})}}, 1, 13);
+  ASSERT_TRUE(sums.ok()) << sums.status().to_string();
+  const Tensor& acc = (*sums)[0].tensor;
+  const auto& g = m.graph;
+  const Traced plain = run(m, {});
+  for (int64_t i = 0; i < acc.numel(); ++i) {
+    const int64_t c = i / 25;
+    const float scale = static_cast<float>(0.02 * double(g.initializers.at("ws").data<float>()[c]));
+    const float want = std::max(
+        0.0f,
+        static_cast<float>(acc.data<int32_t>()[i] + g.initializers.at("bq").data<int32_t>()[c]) *
+            scale);
+    ASSERT_EQ(fused.y.data<float>()[i], want) << i;
+    EXPECT_NEAR(plain.y.data<float>()[i], want, 1e-5f * std::max(1.0f, std::abs(want))) << i;
+  }
+  // The integer knobs reach it: saturated pairs change the floats.
+  const Traced sat = run(m, {{"qdq", "int"}, {"madd", "sat16"}});
+  EXPECT_NE(sat.notes[0].find("pair sums saturated"), std::string::npos) << sat.notes[0];
+  int64_t differ = 0;
+  for (int64_t i = 0; i < acc.numel(); ++i)
+    differ += sat.y.data<float>()[i] != fused.y.data<float>()[i];
+  EXPECT_GT(differ, 0);
+}
+
+}  // namespace
+}  // namespace ig

@@ -49,11 +49,32 @@ Status conv_integer(KernelContext& ctx) {
                     [&](int64_t o, int64_t, int32_t acc) { py[o] = acc * factor; });
 }
 
+// A qdq=int group without a QuantizeLinear (no y_scale): float output (int8_arith.h).
+Status float_output_conv(KernelContext& ctx, const ConvShape& s) {
+  for (size_t i : {1, 2}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, 0));
+  for (size_t i : {4, 5}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, s.m));
+  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1, 4}, {{0, 2}, {3, 5}}));
+  const Tensor* b = ctx.has_input(8) ? &ctx.input(8) : nullptr;
+  if (b != nullptr && (b->dtype() != DType::kInt32 || b->numel() != s.m))
+    return ctx.fail("bias B {} must be int32[{}]", b->describe(), s.m);
+  const FloatRescale rescale(ctx.node, static_cast<float>(ctx.input(1).as_double(0)),
+                             QuantParam{&ctx.input(4)}, s.m,
+                             weight_factor(current_numerics().quant));
+  float* py = ctx.output(0, DType::kFloat32, s.out_shape()).data<float>();
+  const int32_t* pb = b != nullptr ? b->data<int32_t>() : nullptr;
+  return conv_int32(ctx, 0, 3, s, QuantParam{&ctx.input(2)}, QuantParam{&ctx.input(5)},
+                    [&](int64_t o, int64_t m, int32_t acc) {
+                      if (pb != nullptr) acc += pb[m];
+                      py[o] = rescale.apply(acc, m);
+                    });
+}
+
 // QLinearConv; a qdq=int group node also clamps at its fused Relu's or Clip's bounds.
 Status qlinear_conv_impl(KernelContext& ctx, bool group) {
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(3);
   IG_ASSIGN_OR_RETURN(ConvShape s, conv_shape(ctx, x, w));
+  if (group && !ctx.has_input(6)) return float_output_conv(ctx, s);
   for (size_t i : {1, 2, 6, 7}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, 0));
   for (size_t i : {4, 5}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, s.m));
   IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1, 4, 6}, {{0, 2}, {3, 5}, {kNoInput, 7}}));

@@ -1,6 +1,7 @@
 // qdq=int's Gemm and MatMul groups (qdq_groups.h): DequantizeLinear'd rows X [..., K] times an
 // 8-bit weight W [K, N] (or [N, K] with transB), int32 sums, int32 bias per output channel,
-// requantized per channel as the integer kernels of the libraries do (int8_arith.h).
+// requantized per channel as the integer kernels of the libraries do, or rescaled to float in a
+// group without a QuantizeLinear (int8_arith.h).
 #include "backends/ref/int8_arith.h"
 #include "backends/ref/qdq_groups.h"
 
@@ -16,9 +17,15 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
   const int64_t n_size = trans_b ? w.dim(0) : w.dim(1);
   if ((trans_b ? w.dim(1) : w.dim(0)) != k_size)
     return ctx.fail("X {} and W {} do not multiply", x.describe(), w.describe());
-  for (size_t i : {1, 2, 6, 7}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, 0));
+  // No y_scale: a group without a QuantizeLinear, float output (int8_arith.h).
+  const bool float_out = !ctx.has_input(6);
+  for (size_t i : {1, 2}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, 0));
+  if (!float_out)
+    for (size_t i : {6, 7}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, 0));
   for (size_t i : {4, 5}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, n_size));
-  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1, 4, 6}, {{0, 2}, {3, 5}, {kNoInput, 7}}));
+  IG_RETURN_IF_ERROR(float_out
+                         ? expect_quant_params(ctx, {1, 4}, {{0, 2}, {3, 5}})
+                         : expect_quant_params(ctx, {1, 4, 6}, {{0, 2}, {3, 5}, {kNoInput, 7}}));
   const Tensor* b = ctx.has_input(8) ? &ctx.input(8) : nullptr;
   if (b && !(b->dtype() == DType::kInt32 && (b->numel() == n_size || b->numel() == 1)))
     return ctx.fail("bias {} must be int32[{}]", b->describe(), n_size);
@@ -28,31 +35,18 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
 
   const Numerics::Quant& quant = current_numerics().quant;
   const auto x_scale = static_cast<float>(ctx.input(1).as_double(0));
-  const auto y_scale = static_cast<float>(ctx.input(6).as_double(0));
   const auto x_zp = static_cast<int32_t>(ctx.input(2).as_int64(0));
   const QuantParam w_scale{&ctx.input(4)}, w_zp{&ctx.input(5)};
-  const Tensor& y_zp_t = ctx.input(7);
-  const int64_t y_zp = y_zp_t.as_int64(0);
-  const auto factor = static_cast<float>(weight_factor(quant));
-  std::vector<Requantizer> requant;
-  for (int64_t n = 0; n < n_size; ++n) {
-    const double ws = w_scale.at(n);
-    requant.emplace_back(x_scale * static_cast<float>(ws) / y_scale * factor,
-                         static_cast<double>(x_scale) * ws / static_cast<double>(y_scale) * factor,
-                         y_zp, quant);
-  }
   bool weights_zero_point_0 = true;
   for (int64_t n = 0; n < n_size; ++n) weights_zero_point_0 &= w_zp.int_at(n) == 0;
-  return dispatch_8bit(x.dtype(), [&](auto xtag) {
-    using TX = typename decltype(xtag)::type;
-    return dispatch_8bit(w.dtype(), [&](auto wtag) {
-      using TW = typename decltype(wtag)::type;
-      return dispatch_8bit(y_zp_t.dtype(), [&](auto ytag) {
-        using TY = typename decltype(ytag)::type;
+  // The int32 sums of every row and column, bias included, handed to store(r, n, acc).
+  auto sums = [&](auto&& store) {
+    return dispatch_8bit(x.dtype(), [&](auto xtag) {
+      using TX = typename decltype(xtag)::type;
+      return dispatch_8bit(w.dtype(), [&](auto wtag) {
+        using TW = typename decltype(wtag)::type;
         const TX* px = x.data<TX>();
         const TW* pw = w.data<TW>();
-        TY* py = ctx.output(0, y_zp_t.dtype(), out_shape).template data<TY>();
-        const OutputClamp<TY> clamp(ctx.node, y_scale, y_zp);
         auto w_at = [&](int64_t k, int64_t n) -> int32_t {
           const int32_t v = pw[trans_b ? n * k_size + k : k * n_size + n];
           return quant.half_weights ? halve_weight(v, w_zp.int_at(n)) : v;
@@ -64,13 +58,37 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
             x_zp, w_zp, pairs, quant,
             [&](int64_t r, int64_t n, int32_t acc) {
               if (b) acc += b->data<int32_t>()[b->numel() == 1 ? 0 : n];
-              const TY q = requant[static_cast<size_t>(n)].template apply<TY>(acc);
-              py[r * n_size + n] = clamp(q);
+              store(r, n, acc);
             });
         if (saturated > 0)
           ctx.set_note(fmt::format("madd=sat16: {} pair sums saturated", saturated));
         return Status::Ok();
       });
+    });
+  };
+  if (float_out) {
+    const FloatRescale rescale(ctx.node, x_scale, w_scale, n_size, weight_factor(quant));
+    float* py = ctx.output(0, DType::kFloat32, out_shape).data<float>();
+    return sums(
+        [&](int64_t r, int64_t n, int32_t acc) { py[r * n_size + n] = rescale.apply(acc, n); });
+  }
+  const auto y_scale = static_cast<float>(ctx.input(6).as_double(0));
+  const Tensor& y_zp_t = ctx.input(7);
+  const int64_t y_zp = y_zp_t.as_int64(0);
+  const auto factor = static_cast<float>(weight_factor(quant));
+  std::vector<Requantizer> requant;
+  for (int64_t n = 0; n < n_size; ++n) {
+    const double ws = w_scale.at(n);
+    requant.emplace_back(x_scale * static_cast<float>(ws) / y_scale * factor,
+                         static_cast<double>(x_scale) * ws / static_cast<double>(y_scale) * factor,
+                         y_zp, quant);
+  }
+  return dispatch_8bit(y_zp_t.dtype(), [&](auto ytag) {
+    using TY = typename decltype(ytag)::type;
+    TY* py = ctx.output(0, y_zp_t.dtype(), out_shape).template data<TY>();
+    const OutputClamp<TY> clamp(ctx.node, y_scale, y_zp);
+    return sums([&](int64_t r, int64_t n, int32_t acc) {
+      py[r * n_size + n] = clamp(requant[static_cast<size_t>(n)].template apply<TY>(acc));
     });
   });
 }

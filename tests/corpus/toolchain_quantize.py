@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Quantizes a float ONNX model with a real toolchain, as users bring int8 models to infergap
+(issue #54): ONNX Runtime's static quantizer (onnxruntime.quantization, the version the venv
+pins) in the layouts below. Calibrated on the given .npy inputs.
+
+    tests/corpus/toolchain_quantize.py MODEL OUT LAYOUT NAME=X.npy [NAME=X.npy ...]
+
+LAYOUT:
+  ort-qdq-pc-u8      QDQ format, per-channel s8 weights, u8 asymmetric activations (ORT's default)
+  ort-qdq-pt-s8      QDQ format, per-tensor s8 weights, s8 symmetric activations
+  ort-inputs-pc-u8   QDQ on the inputs of Conv, Gemm and MatMul only, their outputs left in float
+                     (OpTypesToExcludeOutputQuantization: TensorRT's explicit quantization and
+                     NVIDIA ModelOpt write this layout)
+
+Runs in scripts/setup's venv (re-executed with its python; exit 77 without one).
+"""
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LAYOUTS = ("ort-qdq-pc-u8", "ort-qdq-pt-s8", "ort-inputs-pc-u8")
+
+
+def enter_venv():
+    venv = os.path.join(ROOT, ".venv")
+    if os.path.abspath(sys.prefix) == venv:
+        return
+    python = os.path.join(venv, "bin", "python")
+    if not os.path.exists(python):
+        print("toolchain_quantize: skipped: no .venv (scripts/setup --tests)")
+        sys.exit(77)
+    os.execv(python, [python] + sys.argv)
+
+
+def main():
+    enter_venv()
+    import logging
+
+    import numpy as np
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+
+    # The quantizer advises pre-processing on every call; the corpus models are exported clean.
+    logging.getLogger().setLevel(logging.ERROR)
+    model, out, layout = sys.argv[1:4]
+    if layout not in LAYOUTS:
+        raise SystemExit(f"toolchain_quantize: unknown layout '{layout}' (one of {LAYOUTS})")
+    feeds = {}
+    for arg in sys.argv[4:]:
+        name, path = arg.split("=", 1)
+        feeds[name] = np.load(path)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.left = [feeds]
+
+        def get_next(self):
+            return self.left.pop() if self.left else None
+
+    extra = {}
+    ops = None
+    if layout == "ort-inputs-pc-u8":
+        ops = ["Conv", "Gemm", "MatMul"]
+        extra["OpTypesToExcludeOutputQuantization"] = ops
+    signed = layout.endswith("-s8")
+    if signed:
+        extra["ActivationSymmetric"] = True
+    quantize_static(model, out, Reader(), quant_format=QuantFormat.QDQ, op_types_to_quantize=ops,
+                    per_channel="-pc-" in layout,
+                    activation_type=QuantType.QInt8 if signed else QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, extra_options=extra)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+// oneDNN's int8 kernels on a QDQ group with no QuantizeLinear after it (Q/DQ on the inputs of Conv
+// only, the layout TensorRT's explicit quantization, ModelOpt and ONNX Runtime's
+// OpTypesToExcludeOutputQuantization write): one integer primitive with an f32 destination, which
+// the emulator `ref:qdq=int` reproduces bit for bit; on avx2 with `madd=sat16` added.
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "backend_test_util.h"
+
+namespace ig::testing::onednn_int8_float {
+namespace {
+
+constexpr int64_t kIc = 8, kOc = 3, kHw = 5;
+
+template <typename T>
+void init(GraphBuilder& b, const std::string& name, const std::vector<T>& v, Shape shape) {
+  tensor_to_proto(Tensor::from_vector(v, std::move(shape)), name, b.g->add_initializer());
+}
+
+// X -> Q (u8, zero point 128) -> DQ -> Conv(DQ(s8 w per channel), DQ(int32 bias)) 3x3 pads 1 ->
+// Relu -> Y, float. Channel 0's weights are all 127, so that pairs of u8 x s8 products exceed
+// int16 where X is large.
+onnx::ModelProto float_output_conv() {
+  GraphBuilder b;
+  b.io(true, "X", {1, kIc, kHw, kHw});
+  b.io(false, "Y", {1, kOc, kHw, kHw});
+  const float xs = 0.03f;
+  const std::vector<float> ws = {0.004f, 0.011f, 0.0075f};
+  std::vector<int8_t> w(kOc * kIc * 9, 127);
+  for (size_t i = kIc * 9; i < w.size(); ++i) w[i] = static_cast<int8_t>(int(i * 37 % 255) - 127);
+  init<float>(b, "xs", {xs}, {});
+  init<uint8_t>(b, "xz", {128}, {});
+  init<int8_t>(b, "wq", w, {kOc, kIc, 3, 3});
+  init<float>(b, "ws", ws, {kOc});
+  init<int8_t>(b, "wz", {0, 0, 0}, {kOc});
+  init<int32_t>(b, "bq", {1000, -7000, 300}, {kOc});
+  init<float>(b, "bs", {xs * ws[0], xs * ws[1], xs * ws[2]}, {kOc});
+  b.node("QuantizeLinear", "qx", {"X", "xs", "xz"}, {"xq"});
+  b.node("DequantizeLinear", "dqx", {"xq", "xs", "xz"}, {"xd"});
+  GraphBuilder::integer(b.node("DequantizeLinear", "dqw", {"wq", "ws", "wz"}, {"wd"}), "axis", 0);
+  GraphBuilder::integer(b.node("DequantizeLinear", "dqb", {"bq", "bs"}, {"bd"}), "axis", 0);
+  GraphBuilder::ints(b.node("Conv", "conv", {"xd", "wd", "bd"}, {"c"}), "pads", {1, 1, 1, 1});
+  b.node("Relu", "relu", {"c"}, {"Y"});
+  return b.model;
+}
+
+// Seeded values over the whole u8 range after quantization, the top half large enough that
+// channel 0's pairs saturate on avx2.
+Tensor input() {
+  Tensor x(DType::kFloat32, {1, kIc, kHw, kHw});
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x.data<float>()[i] = (static_cast<float>(i * 97 % 256) - 128.0f) * 0.03f;
+  return x;
+}
+
+// The output's bits, as text that a child process prints.
+std::string bits_of(const Tensor& t) {
+  std::string s;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    uint32_t u = 0;
+    std::memcpy(&u, &t.data<float>()[i], 4);
+    s += std::to_string(u) + " ";
+  }
+  return s;
+}
+
+struct Fixture {
+  TempDir dir;
+  std::string path = save(float_output_conv(), dir.path.string(), "inputs_only.onnx");
+  Expected<Model> model = load_model(path);
+};
+
+// Runs IG_TEST_MODEL on IG_TEST_SPEC; prints Y's bits and the group's note.
+TEST(OnednnInt8FloatChild, DISABLED_Run) {
+  auto model = load_model(std::getenv("IG_TEST_MODEL"));
+  ASSERT_TRUE(model.ok());
+  const Outcome o = run_platform(std::getenv("IG_TEST_SPEC"), *model, {{"X", input()}});
+  if (!o.status.ok()) {
+    std::printf("\nERROR %s\n", o.status.to_string().c_str());
+    return;
+  }
+  for (const auto& [node, r] : o.reports)
+    if (node == "relu") std::printf("\nNOTE %s\n", r.note.c_str());
+  std::printf("\nY %s\n", bits_of(o.outputs.at(0).tensor).c_str());
+}
+
+struct ChildRun {
+  std::string error, note, y;
+};
+
+ChildRun run_spec(const Fixture& f, const std::string& spec) {
+  auto env = child_env(spec);
+  env["IG_TEST_MODEL"] = f.path;
+  env["IG_TEST_SPEC"] = spec;
+  const ChildResult r = run_child("OnednnInt8FloatChild.DISABLED_Run", env);
+  EXPECT_EQ(r.signal, 0) << spec;
+  return {child_field(r.out, "ERROR"), child_field(r.out, "NOTE"), child_field(r.out, "Y")};
+}
+
+TEST(OnednnInt8, FloatOutputGroupIsTheEmulatorsIntegerKernelBitForBit) {
+  Fixture f;
+  ASSERT_TRUE(f.model.ok()) << f.model.status().to_string();
+  const Outcome ref = run_platform("ref:qdq=int", *f.model, {{"X", input()}});
+  ASSERT_TRUE(ref.status.ok()) << ref.status.to_string();
+  const Outcome sat = run_platform("ref:qdq=int,madd=sat16", *f.model, {{"X", input()}});
+  ASSERT_TRUE(sat.status.ok()) << sat.status.to_string();
+  ASSERT_NE(bits_of(sat.outputs[0].tensor), bits_of(ref.outputs[0].tensor))
+      << "no pair saturates: the test cannot tell the kernels apart";
+
+  const ChildRun avx2 = run_spec(f, "onednn:isa=avx2");
+  ASSERT_EQ(avx2.error, "");
+  EXPECT_NE(avx2.note.find("fused: int8 u8s8"), std::string::npos) << avx2.note;
+  EXPECT_EQ(avx2.y, bits_of(sat.outputs[0].tensor)) << "avx2 is not madd=sat16";
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx512vnni"))
+    GTEST_SKIP() << "this CPU lacks avx512_vnni: the exact half did not run";
+  const ChildRun vnni = run_spec(f, "onednn:isa=avx512_core_vnni");
+  ASSERT_EQ(vnni.error, "");
+  EXPECT_EQ(vnni.y, bits_of(ref.outputs[0].tensor)) << "VNNI is not exact int32";
+}
+
+}  // namespace
+}  // namespace ig::testing::onednn_int8_float
