@@ -44,11 +44,13 @@ Status run_oracle_origins(const OriginsArgs& args) {
     }
   } else {
     std::printf(
-        "Origins against the oracle (%s): where each platform's error is born, output "
-        "error >= %g x its inputs' (error = max|y - oracle| / max|oracle| per tensor); a "
-        "quantized output, from inputs within %g step: >= %g steps off, or a step off in > %g "
-        "of its elements\n",
-        study.oracles[0].spec.c_str(), kBornJump, kStepsQuietInput, kStepsBornMax, kStepsBornShare);
+        "Origins against the oracle (%s): where each platform's error is born. Replayed (the "
+        "span re-run alone on the oracle from the platform's own inputs): its own error is >= "
+        "%g of its output's, or, quantized, >= %g steps off the replay or a step off in > %g of "
+        "its elements. Not replayed: output error >= %g x its inputs' (error = max|y - oracle| "
+        "/ max|oracle| per tensor); a quantized output, from inputs within %g step, as above\n",
+        study.oracles[0].spec.c_str(), kReplayShare, kStepsBornMax, kStepsBornShare, kBornJump,
+        kStepsQuietInput);
     print_oracle_origins(j, SIZE_MAX);
     // A platform without an origin: how close it came.
     for (const auto& o : largest) {

@@ -53,9 +53,11 @@ void print_study_outcome(const std::string& store, const StudyOutcome& o) {
               s.host.c_str());
   if (!o.report.empty()) std::printf("report: %s\n", o.report.c_str());
   if (o.self_checks && o.self_checks->requested > 0)
-    std::printf("self-check: %lld re-run(s) of grossly-off spans, %lld already stored\n",
-                static_cast<long long>(o.self_checks->executed),
-                static_cast<long long>(o.self_checks->skipped));
+    std::printf(
+        "self-check: %lld re-run(s) of grossly-off spans and local replays, %lld already "
+        "stored\n",
+        static_cast<long long>(o.self_checks->executed),
+        static_cast<long long>(o.self_checks->skipped));
   for (const auto& [v, n] : s.verdicts)
     std::printf("  %-12s %lld\n", v.c_str(), static_cast<long long>(n));
   std::printf("%s\n", peak_memory_text(s).c_str());

@@ -91,10 +91,13 @@ Expected<SelfCheckSummary> run_self_checks(Store& store, WorkerPool& pool, const
   IG_ASSIGN_OR_RETURN(auto stored, store.self_checks());
   int serial = 0;
   for (const auto& r : requests) {
-    IG_ASSIGN_OR_RETURN(const std::string unfused, unfused_spec(catalog, r.platform));
+    std::vector<std::pair<SelfCheckKind, std::string>> kinds = {{SelfCheckKind::kOracle, r.oracle}};
+    if (!r.oracle_only) {
+      IG_ASSIGN_OR_RETURN(const std::string unfused, unfused_spec(catalog, r.platform));
+      kinds.insert(kinds.begin(), {SelfCheckKind::kUnfused, unfused});
+    }
     std::vector<std::pair<SelfCheckKind, std::string>> todo;
-    for (const auto& [kind, spec] : {std::make_pair(SelfCheckKind::kUnfused, unfused),
-                                     std::make_pair(SelfCheckKind::kOracle, r.oracle)}) {
+    for (const auto& [kind, spec] : kinds) {
       ++summary.requested;
       bool have = false;
       for (const auto& s : stored[r.run]) have = have || (s.value == r.value && s.kind == kind);

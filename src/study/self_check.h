@@ -29,6 +29,9 @@ struct SelfCheckRequest {
   std::vector<std::string> graph_inputs;
   std::string value;    // the output checked
   TensorKey value_key;  // as the platform traced it (its dtype and shape)
+  // A local replay for origins (analysis/oracle/origins.h): the oracle re-run alone, no unfused
+  // one.
+  bool oracle_only = false;
 };
 
 struct SelfCheckSummary {
@@ -44,8 +47,9 @@ struct SelfCheckOptions {
 Expected<std::map<std::string, TensorKey>> input_set_keys(const Store& store,
                                                           const std::string& hash);
 
-// Runs what is not stored yet; a re-run that cannot be set up (the model file moved, a span node
-// holding a subgraph) is stored with verdict error and the reason.
+// Runs what is not stored yet (both re-runs, or the oracle's alone for a local replay); a re-run
+// that cannot be set up (the model file moved, a span node holding a subgraph) is stored with
+// verdict error and the reason.
 Expected<SelfCheckSummary> run_self_checks(Store& store, WorkerPool& pool, const Catalog& catalog,
                                            const std::vector<SelfCheckRequest>& requests,
                                            const SelfCheckOptions& options);

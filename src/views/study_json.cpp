@@ -160,9 +160,10 @@ void print_oracle_sections(const nlohmann::json& j, int pw) {
                 e["max_abs_error"].get<double>(), e["max_rel_error"].get<double>(), last.c_str());
   }
   std::printf(
-      "\nOrigins against the oracle (where each platform's error is born: output error "
-      ">= %g x its inputs'; `origins --oracle` lists all)\n",
-      kBornJump);
+      "\nOrigins against the oracle (where each platform's error is born: the error a span adds "
+      "itself, replayed on the oracle from its own inputs, is >= %g of its output's; without a "
+      "replay, output error >= %g x its inputs'; `origins --oracle` lists all)\n",
+      kReplayShare, kBornJump);
   print_oracle_origins(j["oracle_origins"], 3);
 }
 
@@ -290,6 +291,19 @@ std::string steps_text(const nlohmann::json& steps) {
   return steps.is_number() ? fmt::format("{:.3g}", steps.get<double>()) : steps.get<std::string>();
 }
 
+// What the local replay found (analysis/oracle/origins.h).
+std::string replay_text(const nlohmann::json& o) {
+  if (!o.contains("replay")) return std::string();
+  const auto& r = o["replay"];
+  auto number = [](const nlohmann::json& v) {
+    return v.is_number() ? error_text(v.get<double>()) : v.is_null() ? "nan" : v.get<std::string>();
+  };
+  return "; its own error, replayed on " + r["spec"].get<std::string>() +
+         " from its inputs: " + number(r["local_error"]) +
+         (r.contains("local_steps_max") ? ", " + steps_text(r["local_steps_max"]) + " step(s)"
+                                        : std::string());
+}
+
 std::string origin_text(const nlohmann::json& o) {
   // A measure in JSON (analysis/json_measure.h): a number, "inf"/"-inf", or null for NaN.
   auto number = [](const nlohmann::json& v) {
@@ -312,7 +326,8 @@ std::string origin_text(const nlohmann::json& o) {
                             o["step"].get<double>(),
                             o["input_steps_max"].is_null() ? std::string("?")
                                                            : steps_text(o["input_steps_max"]))
-              : std::string());
+              : std::string()) +
+         replay_text(o);
 }
 
 void print_oracle_origins(const nlohmann::json& origins, size_t per_platform) {

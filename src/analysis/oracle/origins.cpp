@@ -1,6 +1,7 @@
 #include "analysis/oracle/origins.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -48,6 +49,52 @@ bool is_born(const ErrorSpan& s, const std::optional<SpanSteps>& steps) {
   return error_jump(s) >= kBornJump;
 }
 
+bool wants_replay(const ErrorSpan& s, const std::optional<SpanSteps>& steps) {
+  if (is_born(s, steps)) return true;
+  if (steps)
+    return steps->output.steps_max >= kStepsBornMax || steps->output.steps_share > kStepsBornShare;
+  return is_float(s.dtype) && s.output_error >= kBornJump * unit_roundoff(s.dtype) &&
+         error_jump(s) >= kReplayJump;
+}
+
+std::string_view born_by_name(BornBy b) {
+  static constexpr std::array<std::string_view, 3> kNames = {"jump", "steps", "replay"};
+  return kNames[static_cast<size_t>(b)];
+}
+
+namespace {
+
+// The span's replay on the oracle (a stored oracle re-run of its worst output), judged; nullopt
+// where the study stored none that ran ok.
+Expected<std::optional<LocalReplay>> local_replay(const QuantIndex& index, const ErrorSpan& s,
+                                                  const std::optional<SpanSteps>& steps,
+                                                  const RepRun& run,
+                                                  const std::vector<StoredSelfCheck>& reruns,
+                                                  TensorCache& cache) {
+  const StoredSelfCheck* found = nullptr;
+  for (const auto& r : reruns)
+    if (r.value == s.worst_output && r.kind == SelfCheckKind::kOracle &&
+        r.verdict == Verdict::kOk && r.tensor)
+      found = &r;
+  if (!found) return std::optional<LocalReplay>();
+  LocalReplay replay;
+  replay.spec = found->spec;
+  IG_ASSIGN_OR_RETURN(replay.local_error,
+                      cache.oracle_error(run.values.at(s.worst_output), *found->tensor));
+  if (replay.local_error < 0) return std::optional<LocalReplay>();
+  if (steps) {
+    RepRun replayed;
+    replayed.values[s.worst_output] = *found->tensor;
+    IG_ASSIGN_OR_RETURN(replay.steps, value_steps(index, run, replayed, s.worst_output, cache));
+  }
+  replay.born = replay.steps ? replay.steps->steps_max >= kStepsBornMax ||
+                                   replay.steps->steps_share > kStepsBornShare
+                             : replay.local_error >= kReplayShare * s.output_error;
+  return std::optional<LocalReplay>(replay);
+}
+
+}  // namespace
+
 Expected<std::vector<OracleOrigin>> oracle_origins(const StudyData& study, TensorCache& cache,
                                                    std::vector<OracleOrigin>* largest) {
   std::vector<OracleOrigin> out;
@@ -73,7 +120,22 @@ Expected<std::vector<OracleOrigin>> oracle_origins(const StudyData& study, Tenso
       const auto quant = quant_index_of(c);
       for (auto& s : spans) {
         IG_ASSIGN_OR_RETURN(auto steps, span_steps(*quant, s, *run, *oracle, cache));
-        const bool born = is_born(s, steps);
+        bool born = is_born(s, steps);
+        BornBy by = steps && steps->inputs_measured && steps->input_steps_max < kStepsQuietInput
+                        ? BornBy::kSteps
+                        : BornBy::kJump;
+        const auto& stored = reruns == study.self_checks.end() ? kNone : reruns->second;
+        std::optional<LocalReplay> replay;
+        SelfCheck self_check;
+        if (wants_replay(s, steps)) {
+          IG_ASSIGN_OR_RETURN(replay, local_replay(*quant, s, steps, *run, stored, cache));
+          IG_ASSIGN_OR_RETURN(self_check, self_check_of(s, *run, *oracle, stored, cache));
+          // Ill-conditioned: the span amplified what came in; it stays, named so.
+          if (replay && self_check.verdict != SelfCheckVerdict::kIllConditioned) {
+            born = replay->born;
+            by = BornBy::kReplay;
+          }
+        }
         // A quantized span that the steps rule clears has a meaningless jump: not "how close".
         const bool cleared =
             steps && !born && steps->inputs_measured && steps->input_steps_max < kStepsQuietInput;
@@ -90,10 +152,9 @@ Expected<std::vector<OracleOrigin>> oracle_origins(const StudyData& study, Tenso
         o.case_label = c.label();
         o.jump = error_jump(s);
         o.steps = steps;
-        IG_ASSIGN_OR_RETURN(
-            o.self_check,
-            self_check_of(s, *run, *oracle,
-                          reruns == study.self_checks.end() ? kNone : reruns->second, cache));
+        o.born_by = by;
+        o.replay = std::move(replay);
+        o.self_check = std::move(self_check);
         o.span = std::move(s);
         mine.push_back(std::move(o));
       }
@@ -154,7 +215,16 @@ nlohmann::json oracle_origin_json(const OracleOrigin& o) {
                    {"output", o.span.worst_output},
                    {"input_error", error_json(o.span.input_error)},
                    {"output_error", error_json(o.span.output_error)},
-                   {"jump", error_json(o.jump)}};
+                   {"jump", error_json(o.jump)},
+                   {"born_by", born_by_name(o.born_by)}};
+  if (o.replay) {
+    nlohmann::json r{{"spec", o.replay->spec}, {"local_error", error_json(o.replay->local_error)}};
+    if (o.replay->steps) {
+      r["local_steps_max"] = steps_json(o.replay->steps->steps_max);
+      r["local_steps_share"] = o.replay->steps->steps_share;
+    }
+    j["replay"] = r;
+  }
   if (o.steps) {
     const SpanSteps& st = *o.steps;
     j["step"] = st.output.step;

@@ -47,11 +47,43 @@ Expected<std::optional<SpanSteps>> span_steps(const QuantIndex& index, const Err
 // The steps rule above (`steps` present) or the jump rule.
 bool is_born(const ErrorSpan& s, const std::optional<SpanSteps>& steps);
 
+// Local replay (docs/ORACLE.md, "Origins by local replay"): the study re-runs a span alone on the
+// oracle fed the platform's own traced inputs (study/self_check.h, an oracle-only re-run). The
+// platform's output against that re-run is the error the span adds itself, in its output's unit;
+// with a replay, the span is born there when that is at least kReplayShare of its output error (a
+// quantized output: when its steps off the re-run meet the steps rule), whatever its inputs
+// carried. Replayed: the spans the rules above call born (to confirm them: a QuantizeLinear that
+// flips a step because its input came in a fraction of a step off is not born there), and those
+// they leave out although their error grew there (by at least kReplayJump, or a quantized output
+// off by steps the steps rule would call born were its inputs quiet, with its output notably off:
+// kBornJump unit roundoffs of its dtype). Spans without a replay (inputs not traced, beyond
+// kReplaysPerRun, a study run with --no-self-check) keep the rules above, and say so. A grossly
+// off span that the self-check finds ill-conditioned stays an origin, named so.
+inline constexpr double kReplayJump = 2;
+inline constexpr double kReplayShare = 0.5;
+// At most this many replays per run: the rules' origins first, then by jump.
+inline constexpr size_t kReplaysPerRun = 8;
+
+// The span is worth a replay (above).
+bool wants_replay(const ErrorSpan& s, const std::optional<SpanSteps>& steps);
+
+struct LocalReplay {
+  std::string spec;               // the oracle as re-run
+  double local_error = 0;         // the platform's output against the re-run
+  std::optional<StepsOff> steps;  // the same in steps, for a quantized output
+  bool born = false;
+};
+
+enum class BornBy : uint8_t { kJump, kSteps, kReplay };
+std::string_view born_by_name(BornBy b);
+
 struct OracleOrigin {
   std::string platform, case_label;
   ErrorSpan span;
   double jump = 0;                 // output_error / max(input_error, unit roundoff)
   std::optional<SpanSteps> steps;  // for a quantized output
+  BornBy born_by = BornBy::kJump;
+  std::optional<LocalReplay> replay;  // where the study replayed the span
   SelfCheck self_check;
 };
 
@@ -83,8 +115,9 @@ Expected<std::map<std::string, StepsOff>> values_oracle_steps(
 nlohmann::json error_json(double e);
 
 // platform, case, node, node_index, op_type, covers, fused, input_error, output_error, jump,
-// self_check; for a quantized output also step, steps_max, steps_share, input_steps_max and
-// input_steps_share.
+// born_by, self_check; for a quantized output also step, steps_max, steps_share, input_steps_max
+// and input_steps_share; after a local replay, replay {spec, local_error[, local_steps_max,
+// local_steps_share]}.
 nlohmann::json oracle_origin_json(const OracleOrigin& o);
 
 }  // namespace ig

@@ -1,9 +1,11 @@
 #include "analysis/self_check/plan.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "analysis/oracle/error_spans.h"
+#include "analysis/oracle/origins.h"
 #include "analysis/self_check/verdict.h"
 
 namespace ig {
@@ -67,12 +69,32 @@ Expected<std::vector<SelfCheckRequest>> self_check_requests(const StudyData& stu
       // to re-check (the study notes that); the other runs still get their self-checks.
       if (!found.ok() && tensor_not_kept(found.status())) continue;
       IG_ASSIGN_OR_RETURN(auto spans, std::move(found));
+      // Local replays (origins.h): the spans the rules leave undecided, largest jump first.
+      const auto quant = quant_index_of(c);
+      std::vector<ErrorSpan> replays;
+      std::map<int64_t, bool> born;
+      for (const auto& s : spans) {
+        if (needs_self_check(s)) continue;  // its oracle re-run comes with the self-check
+        IG_ASSIGN_OR_RETURN(auto steps, span_steps(*quant, s, *run, oracle_run, cache));
+        if (!wants_replay(s, steps)) continue;
+        replays.push_back(s);
+        born[s.node_index] = is_born(s, steps);
+      }
+      std::stable_sort(replays.begin(), replays.end(), [&](const ErrorSpan& a, const ErrorSpan& b) {
+        const bool ba = born[a.node_index], bb = born[b.node_index];
+        return ba != bb ? ba : error_jump(a) > error_jump(b);
+      });
+      if (replays.size() > kReplaysPerRun) replays.resize(kReplaysPerRun);
       std::erase_if(spans, [](const ErrorSpan& s) { return !needs_self_check(s); });
       std::stable_sort(spans.begin(), spans.end(), [](const ErrorSpan& a, const ErrorSpan& b) {
         return a.output_error > b.output_error;
       });
       if (spans.size() > kSelfChecksPerRun) spans.resize(kSelfChecksPerRun);
       for (const auto& s : spans) out.push_back(request_for(c, p, *oracle, *run, s));
+      for (const auto& s : replays) {
+        out.push_back(request_for(c, p, *oracle, *run, s));
+        out.back().oracle_only = true;
+      }
     }
   }
   return out;
