@@ -70,13 +70,17 @@ EXACT_KERNELS = {
     "ort-inputs-pc-u8": {"resnet18": ["ort-all", "onednn-vnni"],
                          "mobilenet_v2": ["ort-all", "onednn-vnni"],
                          "transformer_encoder": ["xnnpack", "onednn-vnni"]},
+    # QOperator: ORT's QLinear* kernels against ref's (QGemm: the qdq=int kernel).
+    "ort-qop-pc-u8": {m: ["ort-all", "ort-disabled"] for m in MODELS},
 }
 # int8 models from ONNX Runtime's quantizer (tests/corpus/toolchain_quantize.py, in the venv):
-# per-channel u8 QDQ, per-tensor s8 QDQ and QDQ on the inputs of Conv/Gemm/MatMul only, against
-# torch's float output. Measured here: see TOOLCHAIN_BOUND's comment.
+# per-channel u8 QDQ, per-tensor s8 QDQ, QDQ on the inputs of Conv/Gemm/MatMul only, and the
+# QOperator format (QLinearConv, com.microsoft's QLinearAdd, QGemm, QLinearSoftmax...: ref's
+# kernels, ORT's; oneDNN and XNNPACK refuse them as nodes and fallback=ref runs them on ref),
+# against torch's float output. Measured here: see TOOLCHAIN_BOUND's comment.
 TOOLCHAIN_QUANTIZE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                   "toolchain_quantize.py")
-TOOLCHAINS = ("ort-qdq-pc-u8", "ort-qdq-pt-s8", "ort-inputs-pc-u8")
+TOOLCHAINS = ("ort-qdq-pc-u8", "ort-qdq-pt-s8", "ort-inputs-pc-u8", "ort-qop-pc-u8")
 # Measured (2-core EPYC with VNNI): ResNet-18 0.08 to 0.15, 0.36 on onednn-avx2 with per-tensor
 # s8 activations (s8 x s8 on avx2 shifts the data by 128 into u8, and more pairs saturate);
 # MobileNetV2 0.34 to 0.74 (per-tensor weights after depthwise convolutions); the encoder 0.01

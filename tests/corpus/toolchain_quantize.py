@@ -11,6 +11,8 @@ LAYOUT:
   ort-inputs-pc-u8   QDQ on the inputs of Conv, Gemm and MatMul only, their outputs left in float
                      (OpTypesToExcludeOutputQuantization: TensorRT's explicit quantization and
                      NVIDIA ModelOpt write this layout)
+  ort-qop-pc-u8      QOperator format: QLinearConv, QLinearMatMul and com.microsoft's QLinearAdd,
+                     QLinearGlobalAveragePool, QGemm... in the graph, per-channel, u8 activations
 
 Runs in scripts/setup's venv (re-executed with its python; exit 77 without one).
 """
@@ -18,7 +20,7 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LAYOUTS = ("ort-qdq-pc-u8", "ort-qdq-pt-s8", "ort-inputs-pc-u8")
+LAYOUTS = ("ort-qdq-pc-u8", "ort-qdq-pt-s8", "ort-inputs-pc-u8", "ort-qop-pc-u8")
 
 
 def enter_venv():
@@ -65,7 +67,8 @@ def main():
     signed = layout.endswith("-s8")
     if signed:
         extra["ActivationSymmetric"] = True
-    quantize_static(model, out, Reader(), quant_format=QuantFormat.QDQ, op_types_to_quantize=ops,
+    fmt = QuantFormat.QOperator if layout.startswith("ort-qop") else QuantFormat.QDQ
+    quantize_static(model, out, Reader(), quant_format=fmt, op_types_to_quantize=ops,
                     per_channel="-pc-" in layout,
                     activation_type=QuantType.QInt8 if signed else QuantType.QUInt8,
                     weight_type=QuantType.QInt8, extra_options=extra)
