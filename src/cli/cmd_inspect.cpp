@@ -9,6 +9,7 @@
 
 #include "backends/ref/ref_opsets.h"
 #include "cli/commands.h"
+#include "cli/inspect_int8.h"
 #include "core/strings.h"
 #include "model/onnx_model.h"
 #include "worker/probe.h"
@@ -71,6 +72,22 @@ std::string one_line(std::string text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
   std::replace(text.begin(), text.end(), '\n', ' ');
   return text;
+}
+
+// The int8 line under a platform (inspect_int8.h).
+void print_int8_groups(const nlohmann::json& p) {
+  if (!p.contains("int8_groups")) return;
+  const auto& g = p["int8_groups"];
+  std::string line = "int8 groups: ";
+  if (g.contains("integer_kernels"))
+    line += std::to_string(g["integer_kernels"].get<int64_t>()) + " of " +
+            std::to_string(g["groups"].get<int64_t>()) + " as integer kernels";
+  if (g.contains("note"))
+    line +=
+        (g.contains("integer_kernels") ? "; "
+                                       : std::to_string(g["groups"].get<int64_t>()) + " groups: ") +
+        g["note"].get<std::string>();
+  std::printf("             %s\n", line.c_str());
 }
 
 void print_text(const nlohmann::json& j) {
@@ -140,6 +157,7 @@ void print_text(const nlohmann::json& j) {
                     static_cast<long long>(o["nodes"].get<int64_t>()),
                     one_line(o["reason"].get<std::string>()).c_str());
     }
+    print_int8_groups(p);
   }
 }
 
@@ -222,12 +240,23 @@ Status run_inspect(const InspectArgs& a) {
     Status st = pool.start(spec);
     if (st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kNotFound) return st;
   }
+  const std::vector<size_t> heads = int8_group_heads(model);
+  // A library spec with fallback=ref refuses nothing: its own int8 groups are the plain spec's.
+  std::vector<std::string> plain;
+  for (const auto& spec : specs)
+    if (!heads.empty() && plain_spec_of(spec) != spec) plain.push_back(plain_spec_of(spec));
+  std::map<std::string, PlatformSupport> plain_support;
+  for (auto& s : check_support(pool, a.model, plain, a.timeout)) plain_support[s.spec] = s;
   for (const auto& s : check_support(pool, a.model, specs, a.timeout)) {
     j["support"].push_back({{"spec", s.spec},
                             {"available", s.available},
                             {"verdict", verdict_name(s.verdict)},
                             {"reason", s.reason},
                             {"unsupported_ops", refused_ops(s.rejections)}});
+    if (heads.empty()) continue;
+    auto own = plain_support.find(plain_spec_of(s.spec));
+    j["support"].back()["int8_groups"] =
+        int8_groups_json(s.spec, model, heads, own == plain_support.end() ? s : own->second);
   }
   if (a.json) {
     std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());

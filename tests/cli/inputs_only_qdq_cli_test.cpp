@@ -51,6 +51,24 @@ TEST_F(InputsOnlyQdq, QuantizerWritesQdqOnWeightedInputsOnly) {
   EXPECT_EQ(ops["Add"], 1);
 }
 
+// Per platform, how many of the three groups (conv1 -> relu1 -> Q, conv2 and fc with float
+// outputs) run as integer kernels: XNNPACK's int8 operators write 8 bits, so only the first.
+TEST_F(InputsOnlyQdq, InspectCountsTheGroupsEachPlatformRunsAsIntegerKernels) {
+  const auto j = testing::cli_json("inspect " + model +
+                                   " --json -p onednn -p xnnpack:fallback=ref -p ref -p "
+                                   "ref:qdq=int -p torch:fallback=ref");
+  std::map<std::string, nlohmann::json> by;
+  for (const auto& p : j.at("support")) by[p.at("spec")] = p.at("int8_groups");
+  EXPECT_EQ(by["onednn"].at("groups"), 3) << j.dump();
+  EXPECT_EQ(by["onednn"].at("integer_kernels"), 3) << j.dump();
+  EXPECT_EQ(by["xnnpack:fallback=ref"].at("integer_kernels"), 1) << j.dump();
+  EXPECT_EQ(by["ref:qdq=int"].at("integer_kernels"), 3) << j.dump();
+  EXPECT_EQ(by["ref"].at("integer_kernels"), 0) << j.dump();
+  EXPECT_NE(by["torch:fallback=ref"].value("note", "").find("qengine"), std::string::npos);
+  const auto text = run_cli("inspect " + model + " -p xnnpack:fallback=ref");
+  EXPECT_NE(text.out.find("int8 groups: 1 of 3 as integer kernels"), std::string::npos) << text.out;
+}
+
 TEST_F(InputsOnlyQdq, OnednnAvx2IsTheSaturatingEmulatorBitForBit) {
   // The int8 model only: its float parent, studied beside it, has oneDNN's float kernels.
   const auto j = testing::cli_json("compare --store " + db + " --model inputs_only --json");
