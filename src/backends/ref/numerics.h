@@ -44,9 +44,10 @@ struct Numerics {
     // madd=sat16: u8 x s8 products summed in pairs along the reduction (adjacent input channels
     // at one kernel tap) and each pair saturated to int16, as x86's vpmaddubsw does without VNNI.
     bool saturate_pairs = false;
-    // wbits=7: weights halved and rounded to even before the sum, the sum doubled back at
-    // requantization: oneDNN's weight scale adjustment on x86 without VNNI, which keeps pair
-    // sums within int16 (ONNX Runtime's reduce_range makes the same trade in the model).
+    // wbits=7: weights halved and rounded to even before the sum, the sum doubled back before
+    // the int32 bias joins it: oneDNN's weight scale adjustment on x86 without VNNI (s8 data on
+    // avx2), which keeps pair sums within int16 (ONNX Runtime's reduce_range makes the same trade
+    // in the model).
     bool half_weights = false;
     bool gemmlowp = false;  // requant=gemmlowp: Q31 multiplier and shift, instead of a float scale
     // requant=float-zp: the output zero point added in float before rounding, as oneDNN does.

@@ -58,14 +58,13 @@ Status float_output_conv(KernelContext& ctx, const ConvShape& s) {
   if (b != nullptr && (b->dtype() != DType::kInt32 || b->numel() != s.m))
     return ctx.fail("bias B {} must be int32[{}]", b->describe(), s.m);
   const FloatRescale rescale(ctx.node, static_cast<float>(ctx.input(1).as_double(0)),
-                             QuantParam{&ctx.input(4)}, s.m,
-                             weight_factor(current_numerics().quant));
+                             QuantParam{&ctx.input(4)}, s.m);
+  const int32_t factor = weight_factor(current_numerics().quant);
   float* py = ctx.output(0, DType::kFloat32, s.out_shape()).data<float>();
   const int32_t* pb = b != nullptr ? b->data<int32_t>() : nullptr;
   return conv_int32(ctx, 0, 3, s, QuantParam{&ctx.input(2)}, QuantParam{&ctx.input(5)},
                     [&](int64_t o, int64_t m, int32_t acc) {
-                      if (pb != nullptr) acc += pb[m];
-                      py[o] = rescale.apply(acc, m);
+                      py[o] = rescale.apply(with_bias(acc, factor, pb ? pb + m : nullptr), m);
                     });
 }
 
@@ -92,11 +91,11 @@ Status qlinear_conv_impl(KernelContext& ctx, bool group) {
   requant.reserve(static_cast<size_t>(s.m));
   for (int64_t m = 0; m < s.m; ++m) {
     const double ws = w_scale.at(m);
-    const auto factor = static_cast<float>(weight_factor(quant));
-    requant.emplace_back(x_scale * static_cast<float>(ws) / y_scale * factor,
-                         static_cast<double>(x_scale) * ws / static_cast<double>(y_scale) * factor,
-                         y_zp, quant);
+    requant.emplace_back(x_scale * static_cast<float>(ws) / y_scale,
+                         static_cast<double>(x_scale) * ws / static_cast<double>(y_scale), y_zp,
+                         quant);
   }
+  const int32_t factor = weight_factor(quant);
   return dispatch_8bit(y_zp_t.dtype(), [&](auto ytag) {
     using TY = typename decltype(ytag)::type;
     Tensor& y = ctx.output(0, y_zp_t.dtype(), s.out_shape());
@@ -106,7 +105,7 @@ Status qlinear_conv_impl(KernelContext& ctx, bool group) {
         group ? OutputClamp<TY>(ctx.node, y_scale, y_zp) : OutputClamp<TY>(Node{}, y_scale, y_zp);
     return conv_int32(ctx, 0, 3, s, QuantParam{&ctx.input(2)}, QuantParam{&ctx.input(5)},
                       [&](int64_t o, int64_t m, int32_t acc) {
-                        if (pb != nullptr) acc += pb[m];
+                        acc = with_bias(acc, factor, pb != nullptr ? pb + m : nullptr);
                         const TY q = requant[static_cast<size_t>(m)].template apply<TY>(acc);
                         py[o] = clamp(q);
                       });

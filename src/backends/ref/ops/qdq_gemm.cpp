@@ -37,6 +37,7 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
   const auto x_scale = static_cast<float>(ctx.input(1).as_double(0));
   const auto x_zp = static_cast<int32_t>(ctx.input(2).as_int64(0));
   const QuantParam w_scale{&ctx.input(4)}, w_zp{&ctx.input(5)};
+  const int32_t factor = weight_factor(quant);  // wbits=7: the sums scaled back (int8_arith.h)
   bool weights_zero_point_0 = true;
   for (int64_t n = 0; n < n_size; ++n) weights_zero_point_0 &= w_zp.int_at(n) == 0;
   // The int32 sums of every row and column, bias included, handed to store(r, n, acc).
@@ -57,8 +58,9 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
             rows, k_size, n_size, [&](int64_t r, int64_t k) { return px[r * k_size + k]; }, w_at,
             x_zp, w_zp, pairs, quant,
             [&](int64_t r, int64_t n, int32_t acc) {
-              if (b) acc += b->data<int32_t>()[b->numel() == 1 ? 0 : n];
-              store(r, n, acc);
+              store(r, n,
+                    with_bias(acc, factor,
+                              b ? b->data<int32_t>() + (b->numel() == 1 ? 0 : n) : nullptr));
             });
         if (saturated > 0)
           ctx.set_note(fmt::format("madd=sat16: {} pair sums saturated", saturated));
@@ -67,7 +69,7 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
     });
   };
   if (float_out) {
-    const FloatRescale rescale(ctx.node, x_scale, w_scale, n_size, weight_factor(quant));
+    const FloatRescale rescale(ctx.node, x_scale, w_scale, n_size);
     float* py = ctx.output(0, DType::kFloat32, out_shape).data<float>();
     return sums(
         [&](int64_t r, int64_t n, int32_t acc) { py[r * n_size + n] = rescale.apply(acc, n); });
@@ -75,13 +77,12 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
   const auto y_scale = static_cast<float>(ctx.input(6).as_double(0));
   const Tensor& y_zp_t = ctx.input(7);
   const int64_t y_zp = y_zp_t.as_int64(0);
-  const auto factor = static_cast<float>(weight_factor(quant));
   std::vector<Requantizer> requant;
   for (int64_t n = 0; n < n_size; ++n) {
     const double ws = w_scale.at(n);
-    requant.emplace_back(x_scale * static_cast<float>(ws) / y_scale * factor,
-                         static_cast<double>(x_scale) * ws / static_cast<double>(y_scale) * factor,
-                         y_zp, quant);
+    requant.emplace_back(x_scale * static_cast<float>(ws) / y_scale,
+                         static_cast<double>(x_scale) * ws / static_cast<double>(y_scale), y_zp,
+                         quant);
   }
   return dispatch_8bit(y_zp_t.dtype(), [&](auto ytag) {
     using TY = typename decltype(ytag)::type;
