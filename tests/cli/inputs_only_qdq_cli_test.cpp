@@ -106,6 +106,28 @@ TEST_F(InputsOnlyQdq, ExplainReproducesTheFirstGroupAndTheSelfCheckBlamesNoFusio
   EXPECT_NE(e.value("emulator", "").find("qdq=int"), std::string::npos) << r.out;
 }
 
+// In the QDQ layout every weighted node's group ends in a QuantizeLinear: plain XNNPACK runs them
+// all, its weights' and biases' DequantizeLinear inside the groups (it refused those as lone
+// nodes, per-channel scales, before); PyTorch's engines have no lone QuantizeLinear and say so.
+TEST_F(InputsOnlyQdq, LibrariesTakeTheQdqNodesOfTheGroupsTheyRun) {
+  const std::string qdq = dir->file("qdq.onnx");
+  const auto q = run_cli("quantize " + dir->file("mini_resnet.onnx") + " -o " + qdq +
+                         " --samples 2 --input X=random:uniform,lo=0,hi=4");
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  const auto r = run_cli("run " + qdq + " -p xnnpack -p torch:qengine=qnnpack --json");
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.contains("platforms")) << r.out << r.err;
+  for (const auto& p : j.at("platforms")) {
+    if (p.at("spec") == "xnnpack") {
+      EXPECT_EQ(p.at("verdict"), "ok") << p.dump();
+    } else {
+      EXPECT_EQ(p.at("verdict"), "unsupported") << p.dump();
+      EXPECT_EQ(p.value("reason", "").rfind("QuantizeLinear 'X_QuantizeLinear'", 0), 0u)
+          << p.dump();
+    }
+  }
+}
+
 // An input whose every value sits on a rounding tie of its QuantizeLinear in float32, (q + 0.5) *
 // scale: the fp64 oracle rounds many of them the other way, so the first group's inputs are a
 // step off in places (relative error about 1/255) and its own 61 steps of saturation are only

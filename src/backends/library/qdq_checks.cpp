@@ -179,6 +179,27 @@ QdqPlan plan_qdq_groups(const Model& model, const std::function<bool(const Node&
   return out;
 }
 
+bool QdqMembership::in_group(const Node& node, const Model& model,
+                             const std::function<bool(const Node&)>& native,
+                             const QdqCheck& check) {
+  const auto& nodes = model.graph.nodes;
+  if (node.index >= nodes.size() || &nodes[node.index] != &node) return false;
+  if (nodes_ != nodes.data() || count_ != nodes.size()) {
+    // Quantize and dequantize nodes are never heads: asking `native` about them could ask back.
+    group_of_ =
+        plan_qdq_groups(
+            model,
+            [&](const Node& n) {
+              return n.op_type != "QuantizeLinear" && n.op_type != "DequantizeLinear" && native(n);
+            },
+            check)
+            .groups.group_of;
+    nodes_ = nodes.data();
+    count_ = nodes.size();
+  }
+  return group_of_[node.index] >= 0;
+}
+
 Expected<const Tensor*> qdq_value(const TensorLookup& values, const std::string& name) {
   const Tensor* t = values(name);
   if (!t) return internal_error("int8 group: value '{}' is not available", name);

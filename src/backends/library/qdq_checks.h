@@ -47,6 +47,22 @@ using QdqCheck = std::function<Status(const Model&, const QdqGroup&, const Tenso
 QdqPlan plan_qdq_groups(const Model& model, const std::function<bool(const Node&)>& native,
                         const QdqCheck& check);
 
+// Which main-graph nodes belong to a planned int8 group, kept for the model it was made for: the
+// support check asks node by node, and planning is linear in the model.
+class QdqMembership {
+ public:
+  // Whether `node`, a QuantizeLinear or DequantizeLinear of `model`'s main graph, is part of a
+  // group `plan` makes (with heads `native` accepts): the library takes it inside the group,
+  // however it would refuse it alone.
+  bool in_group(const Node& node, const Model& model,
+                const std::function<bool(const Node&)>& native, const QdqCheck& check);
+
+ private:
+  const Node* nodes_ = nullptr;  // the model's node array: a reloaded model has another
+  size_t count_ = 0;
+  std::vector<int> group_of_;
+};
+
 // A QuantizeLinear's or DequantizeLinear's scales and zero point, read from `values`.
 struct QdqQuant {
   std::vector<float> scales;  // one, or per channel

@@ -121,6 +121,12 @@ TorchBackend::TorchBackend(TorchOptions options)
 }
 
 Status TorchBackend::check_native(const Node& node, const Model& model) const {
+  // With a qengine, a QDQ node inside an int8 group is the group's to run.
+  if (quantized() && (node.op_type == "DequantizeLinear" || node.op_type == "QuantizeLinear") &&
+      groups_.in_group(
+          node, model, [&](const Node& n) { return native_support(n, model).ok(); },
+          torchb::check_int8_group))
+    return Status::Ok();
   IG_RETURN_IF_ERROR(check_in_table(torchb::ops(), node, model));
   IG_RETURN_IF_ERROR(torchb::check_kernel_dtypes(node, model));
   // With a qengine, a Conv/Gemm/MatMul reading DequantizeLinear outputs is a quantized operator

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "backends/library/library_backend.h"
+#include "backends/library/qdq_checks.h"
 #include "backends/torch/torch_options.h"
 
 namespace ig {
@@ -23,6 +24,7 @@ class TorchBackend : public LibraryBackend {
 
  private:
   TorchOptions options_;
+  mutable QdqMembership groups_;  // the support check's int8 groups (check_native)
 };
 
 }  // namespace ig

@@ -62,6 +62,12 @@ XnnpackBackend::~XnnpackBackend() {
 }
 
 Status XnnpackBackend::check_native(const Node& node, const Model& model) const {
+  // A weight's, bias's or output's QDQ node inside an int8 group is the group's to run.
+  if ((node.op_type == "DequantizeLinear" || node.op_type == "QuantizeLinear") &&
+      groups_.in_group(
+          node, model, [&](const Node& n) { return native_support(n, model).ok(); },
+          xnnpack::check_int8_group))
+    return Status::Ok();
   if (const char* why = xnnpack::known_missing(node.op_type)) {
     return unsupported("{}: {}", node.label(), why);
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "backends/library/library_backend.h"
+#include "backends/library/qdq_checks.h"
 #include "backends/xnnpack/xnnpack_common.h"
 
 namespace ig {
@@ -26,6 +27,7 @@ class XnnpackBackend : public LibraryBackend {
 
  private:
   xnnpack::Ctx ctx_;
+  mutable QdqMembership groups_;  // the support check's int8 groups (check_native)
 };
 
 }  // namespace ig
