@@ -111,9 +111,10 @@ void add_campaign_options(CLI::App* cmd, CampaignArgs& a) {
       ->capture_default_str();
   add_trace_budget_option(cmd, &a.trace_budget);
   cmd->add_option("--derive", a.derive,
-                  "int8, fp16, bf16 (comma-separated or repeated): also run each model's "
-                  "derived models (quantize calibrated on its campaign inputs; convert with "
-                  "float32 I/O) and report how they change its outputs per platform");
+                  "int8, int8-inputs, fp16, bf16 (comma-separated or repeated): also run each "
+                  "model's derived models (quantize calibrated on its campaign inputs, "
+                  "int8-inputs with --layout inputs; convert with float32 I/O) and report how "
+                  "they change its outputs per platform");
   cmd->add_option("--derive-dir", a.derive_dir,
                   "Where --derive writes the derived models (default: STORE-derived beside the "
                   "store)");

@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kKinds = {"int8", "fp16", "bf16"};
+// int8-inputs: `quantize --layout inputs` (QDQ on the inputs of Conv, Gemm and MatMul only).
+const std::vector<std::string> kKinds = {"int8", "int8-inputs", "fp16", "bf16"};
 
 // The campaign's input set of the parent, written once as .pb files under DIR/inputs (named by
 // content, so rewriting them is harmless): the derived models carry them and int8 calibrates on
@@ -54,8 +55,9 @@ Expected<onnx::ModelProto> derive_one(const onnx::ModelProto& parent, const std:
                                       const std::string& path, const ParentInputs& inputs,
                                       const DeriveRequest& r) {
   const std::string base_dir = fs::path(path).parent_path().string();
-  if (kind == "int8") {
+  if (kind == "int8" || kind == "int8-inputs") {
     QuantizeOptions o;
+    o.inputs_only = kind == "int8-inputs";
     o.calibrate = inputs.calibrate;
     o.seed = r.seed;
     o.label = path;
@@ -92,12 +94,12 @@ Expected<std::vector<std::string>> parse_derive_kinds(const std::vector<std::str
       const std::string k = value.substr(from, comma - from);
       from = comma + 1;
       if (std::find(kKinds.begin(), kKinds.end(), k) == kKinds.end())
-        return invalid_argument("--derive '{}': '{}' is not a derivation (int8, fp16 or bf16)",
-                                value, k);
+        return invalid_argument(
+            "--derive '{}': '{}' is not a derivation (int8, int8-inputs, fp16 or bf16)", value, k);
       if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
     }
   }
-  if (out.empty()) return invalid_argument("--derive: name int8, fp16 or bf16");
+  if (out.empty()) return invalid_argument("--derive: name int8, int8-inputs, fp16 or bf16");
   return out;
 }
 

@@ -1,6 +1,7 @@
-// campaign --derive: a zoo model's int8, fp16 and bf16 models made, run on ref and oneDNN beside
-// their parent, and the precision rows checked against SQNR and top-1 computed here from the
-// stored outputs; the same seed remakes the same models (nothing rerun); a bad value is refused.
+// campaign --derive: a zoo model's int8 (both layouts), fp16 and bf16 models made, run on ref and
+// oneDNN beside their parent, and the precision rows checked against SQNR and top-1 computed here
+// from the stored outputs; the same seed remakes the same models (nothing rerun); a bad value is
+// refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -75,23 +76,24 @@ TEST(CampaignDeriveCli, PrecisionRowsMatchTheStoredOutputs) {
   const std::string parent = tmp.file("models/cifar.onnx");
   ASSERT_EQ(testing::run_cli("zoo export Cifar10-small -o " + parent).exit_code, 0);
   const std::string store = tmp.file("c.db");
-  std::string args = "campaign --models " + tmp.file("models") + " --store " + store +
-                     " --derive int8 --derive fp16,bf16 --seed 5 --jobs 2 --no-report --json";
+  std::string args =
+      "campaign --models " + tmp.file("models") + " --store " + store +
+      " --derive int8,int8-inputs --derive fp16,bf16 --seed 5 --jobs 2 --no-report --json";
   for (const auto& p : kPlatforms) args += " -p '" + p + "'";
   auto r = testing::run_cli(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
   const json& derive = j.at("derive");
-  EXPECT_EQ(derive.at("written").get<int>(), 3) << derive.dump();
+  EXPECT_EQ(derive.at("written").get<int>(), 4) << derive.dump();
   EXPECT_EQ(derive.at("dir").get<std::string>(), tmp.file("c-derived"));
-  for (const char* kind : {"int8", "fp16", "bf16"})
+  for (const char* kind : {"int8", "int8-inputs", "fp16", "bf16"})
     EXPECT_EQ(derive.at("made").at(kind).get<int>(), 1) << kind;
-  EXPECT_EQ(j.at("variants").get<int>(), 4);
-  EXPECT_EQ(j.at("runs_executed").get<int>(), 4 * 3);  // two platforms and the oracle
+  EXPECT_EQ(j.at("variants").get<int>(), 5);
+  EXPECT_EQ(j.at("runs_executed").get<int>(), 5 * 3);  // two platforms and the oracle
 
   const json& prec = j.at("analysis").at("precision");
-  EXPECT_EQ(prec.at("derived").get<int>(), 3);
-  ASSERT_EQ(prec.at("rows").size(), 6u) << prec.dump();
+  EXPECT_EQ(prec.at("derived").get<int>(), 4);
+  ASSERT_EQ(prec.at("rows").size(), 8u) << prec.dump();
 
   auto s = Store::open(store);
   ASSERT_TRUE(s.ok());
@@ -125,16 +127,18 @@ TEST(CampaignDeriveCli, PrecisionRowsMatchTheStoredOutputs) {
     EXPECT_LE(rate, 1.0);
     EXPECT_EQ(rate, e.top1_same ? 0.0 : 1.0);
     // Rounding to 8 bits loses more than rounding to fp16's 11.
-    if (kind == "int8") {
+    if (kind.rfind("int8", 0) == 0) {
       EXPECT_LT(e.sqnr, 50);
     } else if (kind == "fp16") {
       EXPECT_GT(e.sqnr, 50);
     }
   }
-  EXPECT_EQ(ref_compared, 3);  // ref runs all three
-  // oneDNN maps no Cast: the fp16 and bf16 models are refusals there, not failures.
+  EXPECT_EQ(ref_compared, 4);  // ref runs all four
+  // oneDNN maps no Cast: the fp16 and bf16 models are refusals there, not failures; it runs
+  // both int8 layouts.
   for (const auto& row : prec.at("rows"))
-    if (row.at("platform") == kPlatforms[1] && row.at("derivation") != "int8") {
+    if (row.at("platform") == kPlatforms[1] &&
+        row.at("derivation").get<std::string>().rfind("int8", 0) != 0) {
       EXPECT_EQ(row.at("refused").get<int>(), 1) << row.dump();
     }
 
@@ -146,11 +150,11 @@ TEST(CampaignDeriveCli, PrecisionRowsMatchTheStoredOutputs) {
   r = testing::run_cli(args + " --models " + tmp.file("c-derived"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json again = json::parse(r.out);
-  EXPECT_EQ(again.at("variants").get<int>(), 4);
-  EXPECT_EQ(again.at("derive").at("written").get<int>(), 3);
+  EXPECT_EQ(again.at("variants").get<int>(), 5);
+  EXPECT_EQ(again.at("derive").at("written").get<int>(), 4);
   EXPECT_TRUE(again.at("derive").at("why").empty());
   EXPECT_EQ(again.at("runs_executed").get<int>(), 0);
-  EXPECT_EQ(again.at("runs_skipped").get<int>(), 12);
+  EXPECT_EQ(again.at("runs_skipped").get<int>(), 15);
   EXPECT_EQ(again.at("analysis").at("precision"), prec);
   std::ifstream f(again.at("report").get<std::string>());
   const std::string html((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -166,8 +170,10 @@ TEST(CampaignDeriveCli, BadDeriveValueIsRefusedBeforeAnything) {
   auto r = testing::run_cli("campaign --models " + tmp.file("models") + " -p ref --store " + store +
                             " --derive int8,int4");
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("--derive 'int8,int4': 'int4' is not a derivation (int8, fp16 or bf16)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find(
+          "--derive 'int8,int4': 'int4' is not a derivation (int8, int8-inputs, fp16 or bf16)"),
+      std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(store));
   EXPECT_FALSE(fs::exists(tmp.file("c-derived")));

@@ -15,14 +15,16 @@ namespace ig::campaign {
 
 namespace {
 
-// "int8", "fp16", "bf16" from the stored lineage's derivation; "derived" for a model derived
-// otherwise.
+// "int8", "int8-inputs" (quantize's inputs-only layout), "fp16", "bf16" from the stored
+// lineage's derivation; "derived" for a model derived otherwise.
 std::string derivation_of(const nlohmann::json& lineage) {
   if (!lineage.is_object() || !lineage.contains("variant")) return "derived";
   const auto& muts = lineage["variant"].value("mutations", nlohmann::json::array());
   for (const auto& m : muts) {
     const std::string kind = m.value("kind", "");
-    if (kind == "quantize") return "int8";
+    if (kind == "quantize")
+      return m.contains("params") && m["params"].value("layout", "") == "inputs" ? "int8-inputs"
+                                                                                 : "int8";
     if (kind == "convert" && m.contains("params")) return m["params"].value("to", "derived");
   }
   return "derived";
