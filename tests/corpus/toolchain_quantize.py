@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Quantizes a float ONNX model with a real toolchain, as users bring int8 models to infergap
 (issue #54): ONNX Runtime's static quantizer (onnxruntime.quantization, the version the venv
-pins) in the layouts below. Calibrated on the given .npy inputs.
+pins) in the layouts below, and NNCF's post-training quantization (its ONNX backend). Calibrated on the given .npy inputs.
 
     tests/corpus/toolchain_quantize.py MODEL OUT LAYOUT NAME=X.npy [NAME=X.npy ...]
 
@@ -13,6 +13,8 @@ LAYOUT:
                      NVIDIA ModelOpt write this layout)
   ort-qop-pc-u8      QOperator format: QLinearConv, QLinearMatMul and com.microsoft's QLinearAdd,
                      QLinearGlobalAveragePool, QGemm... in the graph, per-channel, u8 activations
+  nncf-qdq           NNCF 3.4's nncf.quantize (default preset: s8 symmetric activations,
+                     per-channel s8 weights, float biases, fast bias correction)
 
 Runs in scripts/setup's venv (re-executed with its python; exit 77 without one).
 """
@@ -20,7 +22,7 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LAYOUTS = ("ort-qdq-pc-u8", "ort-qdq-pt-s8", "ort-inputs-pc-u8", "ort-qop-pc-u8")
+LAYOUTS = ("ort-qdq-pc-u8", "ort-qdq-pt-s8", "ort-inputs-pc-u8", "ort-qop-pc-u8", "nncf-qdq")
 
 
 def enter_venv():
@@ -59,6 +61,14 @@ def main():
         def get_next(self):
             return self.left.pop() if self.left else None
 
+    if layout == "nncf-qdq":
+        import nncf
+        import onnx
+
+        parent = onnx.load(model)
+        nncf.set_log_level(logging.ERROR)
+        onnx.save(nncf.quantize(parent, nncf.Dataset([feeds]), subset_size=1), out)
+        return
     extra = {}
     ops = None
     if layout == "ort-inputs-pc-u8":

@@ -31,11 +31,23 @@ class Requantizer {
 
   template <typename Q>
   Q apply(int32_t acc) const {
+    return apply_sum<Q>(static_cast<float>(acc), acc);
+  }
+  // The same for a sum that carries a float bias (GroupBias): gemmlowp takes it rounded.
+  template <typename Q>
+  Q apply(float sum) const {
+    const float r = std::nearbyint(sum);
+    return apply_sum<Q>(sum, r > -2.1e9f && r < 2.1e9f ? static_cast<int32_t>(r) : 0);
+  }
+
+ private:
+  template <typename Q>
+  Q apply_sum(float sum, int32_t acc) const {
     int64_t r = 0;
     if (gemmlowp_) {
       r = multiply_by_quantized_multiplier(acc);
     } else {
-      float v = static_cast<float>(acc) * scale_;
+      float v = sum * scale_;
       if (zp_in_float_) v += static_cast<float>(zero_point_);
       if (!std::isfinite(v))
         return v > 0 ? std::numeric_limits<Q>::max() : std::numeric_limits<Q>::lowest();
@@ -47,7 +59,6 @@ class Requantizer {
         std::clamp<int64_t>(r, std::numeric_limits<Q>::lowest(), std::numeric_limits<Q>::max()));
   }
 
- private:
   // TFLite's QuantizeMultiplier: real = multiplier * 2^(shift - 31), multiplier in [2^30, 2^31).
   void quantize_multiplier(double real) {
     if (!(real > 0) || !std::isfinite(real))
@@ -122,8 +133,9 @@ class FloatRescale {
     for (int64_t m = 0; m < channels; ++m)
       scales_.push_back(static_cast<float>(static_cast<double>(x_scale) * w_scale.at(m)));
   }
-  float apply(int32_t acc, int64_t m) const {
-    const float v = static_cast<float>(acc) * scales_[static_cast<size_t>(m)];
+  float apply(int32_t acc, int64_t m) const { return apply(static_cast<float>(acc), m); }
+  float apply(float sum, int64_t m) const {
+    const float v = sum * scales_[static_cast<size_t>(m)];
     // max/min as vmaxps and vminps order them: a NaN stays NaN.
     return std::isnan(v) ? v : std::min(std::max(v, lo_), hi_);
   }
@@ -155,6 +167,51 @@ inline int32_t weight_factor(const Numerics::Quant& q) { return q.half_weights ?
 inline int32_t with_bias(int32_t acc, int32_t factor, const int32_t* bias) {
   return acc * factor + (bias ? *bias : 0);
 }
+
+// Input 8 (the bias), when present: int32 with one value per output channel (`channels`), or
+// also float in a qdq=int group (`group`, GroupBias below).
+inline Status check_group_bias(const KernelContext& ctx, int64_t channels, bool group) {
+  if (!ctx.has_input(8)) return Status::Ok();
+  const Tensor& b = ctx.input(8);
+  const bool type_ok = b.dtype() == DType::kInt32 || (group && b.dtype() == DType::kFloat32);
+  if (type_ok && (b.numel() == channels || b.numel() == 1)) return Status::Ok();
+  return ctx.fail("bias B {} must be {}[{}]", b.describe(), group ? "int32 or float" : "int32",
+                  channels);
+}
+
+// A qdq=int group's bias (its node's input 8): int32 in the accumulator's units, added exactly
+// (with_bias), or float as NNCF writes it, which oneDNN takes divided by x_scale * w_scale[m] (in
+// double, rounded to float: our adapter's acc_bias) and adds to the float sum. `sum(acc, m)` is
+// the sum in full-weight units with the bias, exact while the bias is int32.
+class GroupBias {
+ public:
+  GroupBias(const Tensor* b, float x_scale, const QuantParam& w_scale, int64_t channels,
+            int32_t factor)
+      : factor_(factor) {
+    if (!b) return;
+    if (b->dtype() == DType::kInt32) {
+      ints_ = b->data<int32_t>();
+      per_channel_ = b->numel() != 1;
+      return;
+    }
+    for (int64_t m = 0; m < channels; ++m)
+      floats_.push_back(static_cast<float>(b->as_double(b->numel() == 1 ? 0 : m) /
+                                           (static_cast<double>(x_scale) * w_scale.at(m))));
+  }
+  bool is_float() const { return !floats_.empty(); }
+  int32_t int_sum(int32_t acc, int64_t m) const {
+    return with_bias(acc, factor_, ints_ ? ints_ + (per_channel_ ? m : 0) : nullptr);
+  }
+  float float_sum(int32_t acc, int64_t m) const {
+    return static_cast<float>(acc * factor_) + floats_[static_cast<size_t>(m)];
+  }
+
+ private:
+  int32_t factor_;
+  const int32_t* ints_ = nullptr;
+  bool per_channel_ = true;
+  std::vector<float> floats_;
+};
 
 // The int32 convolution of 8-bit X and W with their zero points: store(out_index, m, acc).
 // Exact by default. madd=sat16 with u8 X and s8 W of zero point 0 sums raw u8 x s8 products in

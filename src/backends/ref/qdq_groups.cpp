@@ -118,7 +118,15 @@ bool fuse(const Known& k, const QdqGroup& grp, IntKernelGroup& group) {
     return false;
   if (conv.op_type != "Conv" && w->rank() != 2) return false;
   const bool has_bias = conv.inputs.size() > 2 && !conv.inputs[2].empty();
-  if (has_bias != grp.b.has_value() || (grp.b && !grp.b->owned)) return false;
+  // A float bias initializer (NNCF writes one) joins the sum in the accumulator's units, as
+  // oneDNN adds it (ops/qdq_gemm.cpp, AccBias).
+  std::string float_bias;
+  if (has_bias && !grp.b) {
+    const Tensor* fb = k.values(conv.inputs[2]);
+    if (!fb || fb->dtype() != DType::kFloat32 || fb->rank() != 1) return false;
+    float_bias = conv.inputs[2];
+  }
+  if ((grp.b && !grp.b->owned)) return false;
   const Node* db = grp.b ? &g.nodes[grp.b->node] : nullptr;
   if (db) {
     const Tensor* b = db->inputs.empty() ? nullptr : k.values(db->inputs[0]);
@@ -152,6 +160,7 @@ bool fuse(const Known& k, const QdqGroup& grp, IntKernelGroup& group) {
               q ? q->inputs[1] : std::string(),
               q ? q->inputs[2] : std::string()};
   if (db) f.inputs.push_back(db->inputs[0]);
+  if (!float_bias.empty()) f.inputs.push_back(float_bias);
   f.outputs = {out.outputs[0]};
   f.index = out.index;
   group.report_as = &out;

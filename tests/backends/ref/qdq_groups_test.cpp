@@ -271,3 +271,39 @@ TEST(QdqGroups, GroupsWithoutAQuantizeLinearWriteTheRescaledSumsInFloat) {
 
 }  // namespace
 }  // namespace ig
+
+namespace ig {
+namespace {
+
+// NNCF writes the bias as a float initializer, no DequantizeLinear: the group still runs as one
+// integer kernel, the bias joining the float sum in the accumulator's units, b / (x_scale *
+// w_scale) rounded to float, as oneDNN takes it.
+TEST(QdqGroups, AFloatBiasJoinsTheSumInTheAccumulatorsUnits) {
+  Model m = qdq_conv_model();
+  const std::vector<float> fb = {0.03f, -0.7f, 0.0f, 1.25f};
+  m.graph.initializers["bf"] = Tensor::from_vector<float>(fb, {4});
+  m.graph.nodes.erase(m.graph.nodes.begin() + 2);  // dqb
+  m.graph.nodes[2].inputs[2] = "bf";
+  for (size_t i = 0; i < m.graph.nodes.size(); ++i) m.graph.nodes[i].index = i;
+  const Traced fused = run(m, {{"qdq", "int"}});
+  ASSERT_EQ(fused.nodes, (std::vector<std::string>{"q"}));
+  EXPECT_EQ(fused.covers[0], "dqx,dqw,conv,relu,q");
+  auto sums =
+      testing::run_node("ConvInteger",
+                        {spread<uint8_t>({1, 6, 5, 5}, 5, 0, 255), m.graph.initializers.at("wq"),
+                         m.graph.initializers.at("xz"), m.graph.initializers.at("wz")},
+                        {{"pads", testing::attr_ints({1, 1, 1, 1})}}, 1, 13);
+  ASSERT_TRUE(sums.ok()) << sums.status().to_string();
+  const Tensor& acc = (*sums)[0].tensor;
+  const float* ws = m.graph.initializers.at("ws").data<float>();
+  for (int64_t i = 0; i < acc.numel(); ++i) {
+    const int64_t c = i / 25;
+    const float bias = static_cast<float>(double(fb[c]) / (double(0.02f) * double(ws[c])));
+    const float v = (static_cast<float>(acc.data<int32_t>()[i]) + bias) * (0.02f * ws[c] / 0.5f);
+    const int want = std::clamp(static_cast<int>(std::nearbyint(v)) + 3, 3, 255);
+    ASSERT_EQ(fused.y.data<uint8_t>()[i], want) << i;
+  }
+}
+
+}  // namespace
+}  // namespace ig

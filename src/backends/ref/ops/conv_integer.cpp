@@ -54,17 +54,17 @@ Status float_output_conv(KernelContext& ctx, const ConvShape& s) {
   for (size_t i : {1, 2}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, 0));
   for (size_t i : {4, 5}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, s.m));
   IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1, 4}, {{0, 2}, {3, 5}}));
-  const Tensor* b = ctx.has_input(8) ? &ctx.input(8) : nullptr;
-  if (b != nullptr && (b->dtype() != DType::kInt32 || b->numel() != s.m))
-    return ctx.fail("bias B {} must be int32[{}]", b->describe(), s.m);
-  const FloatRescale rescale(ctx.node, static_cast<float>(ctx.input(1).as_double(0)),
-                             QuantParam{&ctx.input(4)}, s.m);
-  const int32_t factor = weight_factor(current_numerics().quant);
+  IG_RETURN_IF_ERROR(check_group_bias(ctx, s.m, true));
+  const auto x_scale = static_cast<float>(ctx.input(1).as_double(0));
+  const QuantParam w_scale{&ctx.input(4)};
+  const FloatRescale rescale(ctx.node, x_scale, w_scale, s.m);
+  const GroupBias bias(ctx.has_input(8) ? &ctx.input(8) : nullptr, x_scale, w_scale, s.m,
+                       weight_factor(current_numerics().quant));
   float* py = ctx.output(0, DType::kFloat32, s.out_shape()).data<float>();
-  const int32_t* pb = b != nullptr ? b->data<int32_t>() : nullptr;
   return conv_int32(ctx, 0, 3, s, QuantParam{&ctx.input(2)}, QuantParam{&ctx.input(5)},
                     [&](int64_t o, int64_t m, int32_t acc) {
-                      py[o] = rescale.apply(with_bias(acc, factor, pb ? pb + m : nullptr), m);
+                      py[o] = bias.is_float() ? rescale.apply(bias.float_sum(acc, m), m)
+                                              : rescale.apply(bias.int_sum(acc, m), m);
                     });
 }
 
@@ -77,10 +77,7 @@ Status qlinear_conv_impl(KernelContext& ctx, bool group) {
   for (size_t i : {1, 2, 6, 7}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, 0));
   for (size_t i : {4, 5}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, s.m));
   IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1, 4, 6}, {{0, 2}, {3, 5}, {kNoInput, 7}}));
-  const Tensor* b = ctx.has_input(8) ? &ctx.input(8) : nullptr;
-  if (b != nullptr && (b->dtype() != DType::kInt32 || b->numel() != s.m)) {
-    return ctx.fail("bias B {} must be int32[{}]", b->describe(), s.m);
-  }
+  IG_RETURN_IF_ERROR(check_group_bias(ctx, s.m, group));
   const Tensor& y_zp_t = ctx.input(7);
   const float x_scale = static_cast<float>(ctx.input(1).as_double(0));
   const float y_scale = static_cast<float>(ctx.input(6).as_double(0));
@@ -95,19 +92,19 @@ Status qlinear_conv_impl(KernelContext& ctx, bool group) {
                          static_cast<double>(x_scale) * ws / static_cast<double>(y_scale), y_zp,
                          quant);
   }
-  const int32_t factor = weight_factor(quant);
+  const GroupBias bias(ctx.has_input(8) ? &ctx.input(8) : nullptr, x_scale, w_scale, s.m,
+                       weight_factor(quant));
   return dispatch_8bit(y_zp_t.dtype(), [&](auto ytag) {
     using TY = typename decltype(ytag)::type;
     Tensor& y = ctx.output(0, y_zp_t.dtype(), s.out_shape());
     TY* py = y.data<TY>();
-    const int32_t* pb = b != nullptr ? b->data<int32_t>() : nullptr;
     const OutputClamp<TY> clamp =
         group ? OutputClamp<TY>(ctx.node, y_scale, y_zp) : OutputClamp<TY>(Node{}, y_scale, y_zp);
     return conv_int32(ctx, 0, 3, s, QuantParam{&ctx.input(2)}, QuantParam{&ctx.input(5)},
                       [&](int64_t o, int64_t m, int32_t acc) {
-                        acc = with_bias(acc, factor, pb != nullptr ? pb + m : nullptr);
-                        const TY q = requant[static_cast<size_t>(m)].template apply<TY>(acc);
-                        py[o] = clamp(q);
+                        const Requantizer& r = requant[static_cast<size_t>(m)];
+                        py[o] = clamp(bias.is_float() ? r.template apply<TY>(bias.float_sum(acc, m))
+                                                      : r.template apply<TY>(bias.int_sum(acc, m)));
                       });
   });
 }

@@ -26,9 +26,7 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
   IG_RETURN_IF_ERROR(float_out
                          ? expect_quant_params(ctx, {1, 4}, {{0, 2}, {3, 5}})
                          : expect_quant_params(ctx, {1, 4, 6}, {{0, 2}, {3, 5}, {kNoInput, 7}}));
-  const Tensor* b = ctx.has_input(8) ? &ctx.input(8) : nullptr;
-  if (b && !(b->dtype() == DType::kInt32 && (b->numel() == n_size || b->numel() == 1)))
-    return ctx.fail("bias {} must be int32[{}]", b->describe(), n_size);
+  IG_RETURN_IF_ERROR(check_group_bias(ctx, n_size, true));
   const int64_t rows = k_size > 0 ? x.numel() / k_size : 0;
   Shape out_shape(x.shape().begin(), x.shape().end() - 1);
   out_shape.push_back(n_size);
@@ -37,10 +35,11 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
   const auto x_scale = static_cast<float>(ctx.input(1).as_double(0));
   const auto x_zp = static_cast<int32_t>(ctx.input(2).as_int64(0));
   const QuantParam w_scale{&ctx.input(4)}, w_zp{&ctx.input(5)};
-  const int32_t factor = weight_factor(quant);  // wbits=7: the sums scaled back (int8_arith.h)
+  const GroupBias bias(ctx.has_input(8) ? &ctx.input(8) : nullptr, x_scale, w_scale, n_size,
+                       weight_factor(quant));
   bool weights_zero_point_0 = true;
   for (int64_t n = 0; n < n_size; ++n) weights_zero_point_0 &= w_zp.int_at(n) == 0;
-  // The int32 sums of every row and column, bias included, handed to store(r, n, acc).
+  // The int32 sums of every row and column, before the bias, handed to store(r, n, acc).
   auto sums = [&](auto&& store) {
     return dispatch_8bit(x.dtype(), [&](auto xtag) {
       using TX = typename decltype(xtag)::type;
@@ -56,12 +55,7 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
             std::is_same_v<TX, uint8_t> && std::is_same_v<TW, int8_t> && weights_zero_point_0;
         const int64_t saturated = gemm_int32_sums(
             rows, k_size, n_size, [&](int64_t r, int64_t k) { return px[r * k_size + k]; }, w_at,
-            x_zp, w_zp, pairs, quant,
-            [&](int64_t r, int64_t n, int32_t acc) {
-              store(r, n,
-                    with_bias(acc, factor,
-                              b ? b->data<int32_t>() + (b->numel() == 1 ? 0 : n) : nullptr));
-            });
+            x_zp, w_zp, pairs, quant, store);
         if (saturated > 0)
           ctx.set_note(fmt::format("madd=sat16: {} pair sums saturated", saturated));
         return Status::Ok();
@@ -71,8 +65,10 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
   if (float_out) {
     const FloatRescale rescale(ctx.node, x_scale, w_scale, n_size);
     float* py = ctx.output(0, DType::kFloat32, out_shape).data<float>();
-    return sums(
-        [&](int64_t r, int64_t n, int32_t acc) { py[r * n_size + n] = rescale.apply(acc, n); });
+    return sums([&](int64_t r, int64_t n, int32_t acc) {
+      py[r * n_size + n] = bias.is_float() ? rescale.apply(bias.float_sum(acc, n), n)
+                                           : rescale.apply(bias.int_sum(acc, n), n);
+    });
   }
   const auto y_scale = static_cast<float>(ctx.input(6).as_double(0));
   const Tensor& y_zp_t = ctx.input(7);
@@ -89,7 +85,9 @@ Status run_qdq_gemm_group(KernelContext& ctx) {
     TY* py = ctx.output(0, y_zp_t.dtype(), out_shape).template data<TY>();
     const OutputClamp<TY> clamp(ctx.node, y_scale, y_zp);
     return sums([&](int64_t r, int64_t n, int32_t acc) {
-      py[r * n_size + n] = clamp(requant[static_cast<size_t>(n)].template apply<TY>(acc));
+      const Requantizer& q = requant[static_cast<size_t>(n)];
+      py[r * n_size + n] = clamp(bias.is_float() ? q.template apply<TY>(bias.float_sum(acc, n))
+                                                 : q.template apply<TY>(bias.int_sum(acc, n)));
     });
   });
 }
