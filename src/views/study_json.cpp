@@ -291,24 +291,26 @@ std::string steps_text(const nlohmann::json& steps) {
   return steps.is_number() ? fmt::format("{:.3g}", steps.get<double>()) : steps.get<std::string>();
 }
 
+namespace {
+
+// A measure in JSON (analysis/json_measure.h): a number, "inf"/"-inf", or null for NaN.
+std::string measure_text(const nlohmann::json& v) {
+  return v.is_number() ? error_text(v.get<double>()) : v.is_null() ? "nan" : v.get<std::string>();
+}
+
 // What the local replay found (analysis/oracle/origins.h).
 std::string replay_text(const nlohmann::json& o) {
   if (!o.contains("replay")) return std::string();
   const auto& r = o["replay"];
-  auto number = [](const nlohmann::json& v) {
-    return v.is_number() ? error_text(v.get<double>()) : v.is_null() ? "nan" : v.get<std::string>();
-  };
   return "; its own error, replayed on " + r["spec"].get<std::string>() +
-         " from its inputs: " + number(r["local_error"]) +
+         " from its inputs: " + measure_text(r["local_error"]) +
          (r.contains("local_steps_max") ? ", " + steps_text(r["local_steps_max"]) + " step(s)"
                                         : std::string());
 }
 
+}  // namespace
+
 std::string origin_text(const nlohmann::json& o) {
-  // A measure in JSON (analysis/json_measure.h): a number, "inf"/"-inf", or null for NaN.
-  auto number = [](const nlohmann::json& v) {
-    return v.is_number() ? error_text(v.get<double>()) : v.is_null() ? "nan" : v.get<std::string>();
-  };
   const auto& covers = o["covers"];
   std::string span;
   if (covers.size() > 1) {
@@ -317,8 +319,8 @@ std::string origin_text(const nlohmann::json& o) {
            (covers.size() > 2 ? " ... " : ", ") + covers.back().get<std::string>() + ")";
   }
   return o["op_type"].get<std::string>() + " '" + o["node"].get<std::string>() + "'" + span +
-         " on " + o["case"].get<std::string>() + ": error " + number(o["output_error"]) +
-         " from inputs' " + number(o["input_error"]) + " (x" + number(o["jump"]) + ")" +
+         " on " + o["case"].get<std::string>() + ": error " + measure_text(o["output_error"]) +
+         " from inputs' " + measure_text(o["input_error"]) + " (x" + measure_text(o["jump"]) + ")" +
          (o.contains("steps_max")
               ? fmt::format("; {} step(s) off, {:.3g}% of elements >= 1 step (step {:.3g}), "
                             "inputs {} step(s) off",

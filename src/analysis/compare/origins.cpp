@@ -45,7 +45,7 @@ std::vector<std::string> captured_outputs(const StoredNode& node, const RepRun& 
 // a step and the output makes steps of its own.
 Expected<bool> born_by_steps(const QuantIndex& quant, const Origin& o, const RepRun& a,
                              const RepRun& b, const ValuesSteps& out, TensorCache& cache) {
-  if (out.steps.steps_max < kStepsBornMax && out.steps.steps_share <= kStepsBornShare) return false;
+  if (!makes_steps(out.steps)) return false;
   for (const auto& v : o.inputs) {
     IG_ASSIGN_OR_RETURN(auto in, value_steps(quant, a, b, v, cache, &out.quant));
     if (!in || in->steps_max >= kStepsQuietInput) return false;

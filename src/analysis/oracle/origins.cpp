@@ -42,17 +42,24 @@ Expected<std::optional<SpanSteps>> span_steps(const QuantIndex& index, const Err
   return std::optional<SpanSteps>(st);
 }
 
+namespace {
+
+// The steps rule decides: a quantized output whose inputs are all within half a step.
+bool quiet_inputs(const std::optional<SpanSteps>& steps) {
+  return steps && steps->inputs_measured && steps->input_steps_max < kStepsQuietInput;
+}
+
+}  // namespace
+
 bool is_born(const ErrorSpan& s, const std::optional<SpanSteps>& steps) {
   if (!steps) return is_born(s);
-  if (steps->inputs_measured && steps->input_steps_max < kStepsQuietInput)
-    return steps->output.steps_max >= kStepsBornMax || steps->output.steps_share > kStepsBornShare;
+  if (quiet_inputs(steps)) return makes_steps(steps->output);
   return error_jump(s) >= kBornJump;
 }
 
 bool wants_replay(const ErrorSpan& s, const std::optional<SpanSteps>& steps) {
   if (is_born(s, steps)) return true;
-  if (steps)
-    return steps->output.steps_max >= kStepsBornMax || steps->output.steps_share > kStepsBornShare;
+  if (steps) return makes_steps(steps->output);
   return is_float(s.dtype) && s.output_error >= kBornJump * unit_roundoff(s.dtype) &&
          error_jump(s) >= kReplayJump;
 }
@@ -87,8 +94,7 @@ Expected<std::optional<LocalReplay>> local_replay(const QuantIndex& index, const
     replayed.values[s.worst_output] = *found->tensor;
     IG_ASSIGN_OR_RETURN(replay.steps, value_steps(index, run, replayed, s.worst_output, cache));
   }
-  replay.born = replay.steps ? replay.steps->steps_max >= kStepsBornMax ||
-                                   replay.steps->steps_share > kStepsBornShare
+  replay.born = replay.steps ? makes_steps(*replay.steps)
                              : replay.local_error >= kReplayShare * s.output_error;
   return std::optional<LocalReplay>(replay);
 }
@@ -121,9 +127,7 @@ Expected<std::vector<OracleOrigin>> oracle_origins(const StudyData& study, Tenso
       for (auto& s : spans) {
         IG_ASSIGN_OR_RETURN(auto steps, span_steps(*quant, s, *run, *oracle, cache));
         bool born = is_born(s, steps);
-        BornBy by = steps && steps->inputs_measured && steps->input_steps_max < kStepsQuietInput
-                        ? BornBy::kSteps
-                        : BornBy::kJump;
+        BornBy by = quiet_inputs(steps) ? BornBy::kSteps : BornBy::kJump;
         const auto& stored = reruns == study.self_checks.end() ? kNone : reruns->second;
         std::optional<LocalReplay> replay;
         SelfCheck self_check;
@@ -137,8 +141,7 @@ Expected<std::vector<OracleOrigin>> oracle_origins(const StudyData& study, Tenso
           }
         }
         // A quantized span that the steps rule clears has a meaningless jump: not "how close".
-        const bool cleared =
-            steps && !born && steps->inputs_measured && steps->input_steps_max < kStepsQuietInput;
+        const bool cleared = !born && quiet_inputs(steps);
         if (largest && !cleared && error_jump(s) > top.jump) {
           top.platform = p.label;
           top.case_label = c.label();

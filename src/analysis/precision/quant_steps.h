@@ -71,6 +71,12 @@ struct StepsOff {
   int64_t elements = 0;
 };
 
+// An output off by steps of its own (the rule above): kStepsBornMax steps somewhere, or a step
+// off in more than kStepsBornShare of its elements.
+inline bool makes_steps(const StepsOff& s) {
+  return s.steps_max >= kStepsBornMax || s.steps_share > kStepsBornShare;
+}
+
 // a against b in the steps of `q`; nullopt when the shapes differ or either is not numeric.
 // `real`: measure in real units (QuantStep::real_step_at), for a float tensor that is not on the
 // grid (the input of a QuantizeLinear measured in its output's steps).

@@ -1,8 +1,8 @@
 #include "analysis/self_check/plan.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
+#include <utility>
 
 #include "analysis/oracle/error_spans.h"
 #include "analysis/oracle/origins.h"
@@ -71,18 +71,14 @@ Expected<std::vector<SelfCheckRequest>> self_check_requests(const StudyData& stu
       IG_ASSIGN_OR_RETURN(auto spans, std::move(found));
       // Local replays (origins.h): the spans the rules leave undecided, largest jump first.
       const auto quant = quant_index_of(c);
-      std::vector<ErrorSpan> replays;
-      std::map<int64_t, bool> born;
+      std::vector<std::pair<bool, ErrorSpan>> replays;  // born by the rules, span
       for (const auto& s : spans) {
         if (needs_self_check(s)) continue;  // its oracle re-run comes with the self-check
         IG_ASSIGN_OR_RETURN(auto steps, span_steps(*quant, s, *run, oracle_run, cache));
-        if (!wants_replay(s, steps)) continue;
-        replays.push_back(s);
-        born[s.node_index] = is_born(s, steps);
+        if (wants_replay(s, steps)) replays.emplace_back(is_born(s, steps), s);
       }
-      std::stable_sort(replays.begin(), replays.end(), [&](const ErrorSpan& a, const ErrorSpan& b) {
-        const bool ba = born[a.node_index], bb = born[b.node_index];
-        return ba != bb ? ba : error_jump(a) > error_jump(b);
+      std::stable_sort(replays.begin(), replays.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first : error_jump(a.second) > error_jump(b.second);
       });
       if (replays.size() > kReplaysPerRun) replays.resize(kReplaysPerRun);
       std::erase_if(spans, [](const ErrorSpan& s) { return !needs_self_check(s); });
@@ -91,7 +87,7 @@ Expected<std::vector<SelfCheckRequest>> self_check_requests(const StudyData& stu
       });
       if (spans.size() > kSelfChecksPerRun) spans.resize(kSelfChecksPerRun);
       for (const auto& s : spans) out.push_back(request_for(c, p, *oracle, *run, s));
-      for (const auto& s : replays) {
+      for (const auto& [born, s] : replays) {
         out.push_back(request_for(c, p, *oracle, *run, s));
         out.back().oracle_only = true;
       }

@@ -126,7 +126,7 @@ bool fuse(const Known& k, const QdqGroup& grp, IntKernelGroup& group) {
     if (!fb || fb->dtype() != DType::kFloat32 || fb->rank() != 1) return false;
     float_bias = conv.inputs[2];
   }
-  if ((grp.b && !grp.b->owned)) return false;
+  if (grp.b && !grp.b->owned) return false;
   const Node* db = grp.b ? &g.nodes[grp.b->node] : nullptr;
   if (db) {
     const Tensor* b = db->inputs.empty() ? nullptr : k.values(db->inputs[0]);

@@ -87,6 +87,17 @@ Traced run(const Model& m, const std::map<std::string, std::string>& options) {
   return t;
 }
 
+// The convolution's exact int32 sums (ConvInteger on the same integers), before the bias.
+Tensor int32_sums(const Model& m) {
+  auto sums =
+      testing::run_node("ConvInteger",
+                        {spread<uint8_t>({1, 6, 5, 5}, 5, 0, 255), m.graph.initializers.at("wq"),
+                         m.graph.initializers.at("xz"), m.graph.initializers.at("wz")},
+                        {{"pads", testing::attr_ints({1, 1, 1, 1})}}, 1, 13);
+  EXPECT_TRUE(sums.ok()) << sums.status().to_string();
+  return sums.ok() ? (*sums)[0].tensor : Tensor();
+}
+
 TEST(QdqGroups, RunAsOneIntegerKernelReportedAsTheirQuantizeLinear) {
   const Model m = qdq_conv_model();
   const Traced plain = run(m, {});
@@ -241,13 +252,8 @@ TEST(QdqGroups, GroupsWithoutAQuantizeLinearWriteTheRescaledSumsInFloat) {
   ASSERT_EQ(fused.nodes, (std::vector<std::string>{"relu"}));
   EXPECT_EQ(fused.covers[0], "dqx,dqw,dqb,conv,relu");
   ASSERT_EQ(fused.y.dtype(), DType::kFloat32);
-  auto sums =
-      testing::run_node("ConvInteger",
-                        {spread<uint8_t>({1, 6, 5, 5}, 5, 0, 255), m.graph.initializers.at("wq"),
-                         m.graph.initializers.at("xz"), m.graph.initializers.at("wz")},
-                        {{"pads", testing::attr_ints({1, 1, 1, 1})}}, 1, 13);
-  ASSERT_TRUE(sums.ok()) << sums.status().to_string();
-  const Tensor& acc = (*sums)[0].tensor;
+  const Tensor acc = int32_sums(m);
+  ASSERT_TRUE(acc.defined());
   const auto& g = m.graph;
   const Traced plain = run(m, {});
   for (int64_t i = 0; i < acc.numel(); ++i) {
@@ -288,13 +294,8 @@ TEST(QdqGroups, AFloatBiasJoinsTheSumInTheAccumulatorsUnits) {
   const Traced fused = run(m, {{"qdq", "int"}});
   ASSERT_EQ(fused.nodes, (std::vector<std::string>{"q"}));
   EXPECT_EQ(fused.covers[0], "dqx,dqw,conv,relu,q");
-  auto sums =
-      testing::run_node("ConvInteger",
-                        {spread<uint8_t>({1, 6, 5, 5}, 5, 0, 255), m.graph.initializers.at("wq"),
-                         m.graph.initializers.at("xz"), m.graph.initializers.at("wz")},
-                        {{"pads", testing::attr_ints({1, 1, 1, 1})}}, 1, 13);
-  ASSERT_TRUE(sums.ok()) << sums.status().to_string();
-  const Tensor& acc = (*sums)[0].tensor;
+  const Tensor acc = int32_sums(m);
+  ASSERT_TRUE(acc.defined());
   const float* ws = m.graph.initializers.at("ws").data<float>();
   for (int64_t i = 0; i < acc.numel(); ++i) {
     const int64_t c = i / 25;

@@ -7,10 +7,13 @@
 // ref's.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "backends/ref/elementwise_util.h"
+#include "backends/ref/kernel_util.h"
 #include "backends/ref/nn_util.h"
 #include "backends/ref/qdq_groups.h"
+#include "backends/ref/reduce_util.h"
 
 namespace ig {
 namespace {
@@ -51,12 +54,39 @@ Status qlinear_mul(KernelContext& ctx) {
   return qlinear_binary(ctx, [](float a, float b) { return a * b; });
 }
 
-// X, x_scale, x_zp, y_scale, y_zp: Y = Q(mean over the spatial dims of DQ(X)); channels_last
-// puts the channels last (NHWC). The integer sum is exact; the mean is taken in double and
-// rounded once.
-Status qlinear_global_average_pool(KernelContext& ctx) {
+// The operands of a unary QOperator kernel: X, x_scale, x_zp, y_scale, y_zp (scalars).
+struct UnaryQ {
+  double xs = 1, ys = 1;
+  int32_t xz = 0, yz = 0;
+};
+
+Status check_unary_qparams(const KernelContext& ctx) {
   for (size_t i : {1, 2, 3, 4}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, 0));
-  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1, 3}, {{0, 2}, {kNoInput, 4}}));
+  return expect_quant_params(ctx, {1, 3}, {{0, 2}, {kNoInput, 4}});
+}
+
+// Calls body(px, py, q) with X's data and Y's (shape `out`, the type of y_zero_point, else X's),
+// each as its 8-bit type.
+template <typename Body>
+Status qlinear_unary(KernelContext& ctx, const Shape& out, Body&& body) {
+  const Tensor& x = ctx.input(0);
+  const UnaryQ q{ctx.input(1).as_double(0), ctx.input(3).as_double(0), zero_point_at(ctx, 2),
+                 zero_point_at(ctx, 4)};
+  const Tensor& yz = ctx.has_input(4) ? ctx.input(4) : x;
+  return dispatch_8bit(x.dtype(), [&](auto xtag) {
+    using TX = typename decltype(xtag)::type;
+    return dispatch_8bit(yz.dtype(), [&](auto ytag) {
+      using TY = typename decltype(ytag)::type;
+      body(x.data<TX>(), ctx.output(0, yz.dtype(), out).template data<TY>(), q);
+      return Status::Ok();
+    });
+  });
+}
+
+// Y = Q(mean over the spatial dims of DQ(X)); channels_last puts the channels last (NHWC). The
+// integer sum is exact; the mean is taken in double and rounded once.
+Status qlinear_global_average_pool(KernelContext& ctx) {
+  IG_RETURN_IF_ERROR(check_unary_qparams(ctx));
   const Tensor& x = ctx.input(0);
   if (x.rank() < 3) return ctx.fail("X {} needs a batch, channel and spatial dims", x.describe());
   const bool last = ctx.node.attr_int("channels_last", 0) != 0;
@@ -65,78 +95,46 @@ Status qlinear_global_average_pool(KernelContext& ctx) {
   Shape out_shape(static_cast<size_t>(x.rank()), 1);
   out_shape[0] = n;
   out_shape[last ? out_shape.size() - 1 : 1] = c;
-  const double xs = ctx.input(1).as_double(0), ys = ctx.input(3).as_double(0);
-  const int32_t xz = zero_point_at(ctx, 2), yz = zero_point_at(ctx, 4);
-  return dispatch_8bit(x.dtype(), [&](auto xtag) {
-    using TX = typename decltype(xtag)::type;
-    const Tensor& yz_t = ctx.has_input(4) ? ctx.input(4) : x;
-    return dispatch_8bit(yz_t.dtype(), [&](auto ytag) {
-      using TY = typename decltype(ytag)::type;
-      const TX* px = x.data<TX>();
-      TY* py = ctx.output(0, yz_t.dtype(), out_shape).template data<TY>();
-      for (int64_t b = 0; b < n; ++b) {
-        for (int64_t ch = 0; ch < c; ++ch) {
-          int64_t sum = 0;
-          for (int64_t s = 0; s < spatial; ++s)
-            sum += px[last ? (b * spatial + s) * c + ch : (b * c + ch) * spatial + s] - xz;
-          const double mean = spatial > 0 ? static_cast<double>(sum) * xs / spatial : 0;
-          py[b * c + ch] = quantize_value<TY>(static_cast<float>(mean / ys), yz);
-        }
+  return qlinear_unary(ctx, out_shape, [&](const auto* px, auto* py, const UnaryQ& q) {
+    using TY = std::remove_pointer_t<decltype(py)>;
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t ch = 0; ch < c; ++ch) {
+        int64_t sum = 0;
+        for (int64_t s = 0; s < spatial; ++s)
+          sum += px[last ? (b * spatial + s) * c + ch : (b * c + ch) * spatial + s] - q.xz;
+        const double mean = spatial > 0 ? static_cast<double>(sum) * q.xs / spatial : 0;
+        py[b * c + ch] = quantize_value<TY>(static_cast<float>(mean / q.ys), q.yz);
       }
-      return Status::Ok();
-    });
+    }
   });
 }
 
-// X, X_scale, x_zp, y_scale, y_zp: Y = Q(softmax(DQ(X))) along `axis` (default -1); with the
-// `opset` attribute below 13 (the Softmax it replaced) over the dims from `axis` on, as Softmax-1
-// flattens them. Exponentials and sums in double, each output rounded once.
+// Y = Q(softmax(DQ(X))) along `axis` (default -1); with the `opset` attribute below 13 (the
+// Softmax it replaced) over the dims from `axis` on, as Softmax-1 flattens them. Exponentials and
+// sums in double, each output rounded once; the zero point cancels (softmax is shift-invariant).
 Status qlinear_softmax(KernelContext& ctx) {
-  for (size_t i : {1, 2, 3, 4}) IG_RETURN_IF_ERROR(expect_qparam(ctx, i, 0));
-  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1, 3}, {{0, 2}, {kNoInput, 4}}));
+  IG_RETURN_IF_ERROR(check_unary_qparams(ctx));
   const Tensor& x = ctx.input(0);
   if (x.rank() < 1) return ctx.fail("X {} must have at least one dim", x.describe());
-  int64_t axis = ctx.node.attr_int("axis", -1);
-  if (axis < 0) axis += x.rank();
-  if (axis < 0 || axis >= x.rank())
-    return ctx.fail("axis {} is outside X {}", ctx.node.attr_int("axis", -1), x.describe());
-  const bool flatten = ctx.node.attr_int("opset", 13) < 13;
-  int64_t outer = 1, len = 1, inner = 1;
-  for (int64_t d = 0; d < x.rank(); ++d) {
-    if (d < axis)
-      outer *= x.dim(d);
-    else if (d == axis || flatten)
-      len *= x.dim(d);
-    else
-      inner *= x.dim(d);
-  }
-  const double xs = ctx.input(1).as_double(0), ys = ctx.input(3).as_double(0);
-  const int32_t xz = zero_point_at(ctx, 2), yz = zero_point_at(ctx, 4);
-  return dispatch_8bit(x.dtype(), [&](auto xtag) {
-    using TX = typename decltype(xtag)::type;
-    const Tensor& yz_t = ctx.has_input(4) ? ctx.input(4) : x;
-    return dispatch_8bit(yz_t.dtype(), [&](auto ytag) {
-      using TY = typename decltype(ytag)::type;
-      const TX* px = x.data<TX>();
-      TY* py = ctx.output(0, yz_t.dtype(), x.shape()).template data<TY>();
-      std::vector<double> e(static_cast<size_t>(len));
-      for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t i = 0; i < inner; ++i) {
-          auto at = [&](int64_t k) { return (o * len + k) * inner + i; };
-          int32_t top = std::numeric_limits<int32_t>::lowest();
-          for (int64_t k = 0; k < len; ++k) top = std::max<int32_t>(top, px[at(k)]);
-          double sum = 0;
-          for (int64_t k = 0; k < len; ++k)
-            sum += e[static_cast<size_t>(k)] =
-                std::exp(xs * (static_cast<int32_t>(px[at(k)]) - top));
-          for (int64_t k = 0; k < len; ++k)
-            py[at(k)] =
-                quantize_value<TY>(static_cast<float>(e[static_cast<size_t>(k)] / sum / ys), yz);
-        }
+  IG_ASSIGN_OR_RETURN(const int axis, normalize_axis(ctx, ctx.node.attr_int("axis", -1), x.rank()));
+  const AxisSplit split = split_at_axis(x.shape(), axis, ctx.node.attr_int("opset", 13) < 13);
+  return qlinear_unary(ctx, x.shape(), [&](const auto* px, auto* py, const UnaryQ& q) {
+    using TY = std::remove_pointer_t<decltype(py)>;
+    std::vector<double> e(static_cast<size_t>(split.n));
+    for (int64_t o = 0; o < split.outer; ++o) {
+      for (int64_t i = 0; i < split.inner; ++i) {
+        auto at = [&](int64_t k) { return (o * split.n + k) * split.inner + i; };
+        int32_t top = std::numeric_limits<int32_t>::lowest();
+        for (int64_t k = 0; k < split.n; ++k) top = std::max<int32_t>(top, px[at(k)]);
+        double sum = 0;
+        for (int64_t k = 0; k < split.n; ++k)
+          sum += e[static_cast<size_t>(k)] =
+              std::exp(q.xs * (static_cast<int32_t>(px[at(k)]) - top));
+        for (int64_t k = 0; k < split.n; ++k)
+          py[at(k)] =
+              quantize_value<TY>(static_cast<float>(e[static_cast<size_t>(k)] / sum / q.ys), q.yz);
       }
-      (void)xz;  // the zero point cancels: softmax is shift-invariant
-      return Status::Ok();
-    });
+    }
   });
 }
 
