@@ -12,6 +12,7 @@
 #include "cli/inspect_int8.h"
 #include "core/strings.h"
 #include "model/onnx_model.h"
+#include "platform/spec.h"
 #include "worker/probe.h"
 #include "worker/support_check.h"
 
@@ -244,7 +245,8 @@ Status run_inspect(const InspectArgs& a) {
   // A library spec with fallback=ref refuses nothing: its own int8 groups are the plain spec's.
   std::vector<std::string> plain;
   for (const auto& spec : specs)
-    if (!heads.empty() && plain_spec_of(spec) != spec) plain.push_back(plain_spec_of(spec));
+    if (!heads.empty() && plain_spec_of(spec) != canonical_platform_label(spec))
+      plain.push_back(plain_spec_of(spec));
   std::map<std::string, PlatformSupport> plain_support;
   for (auto& s : check_support(pool, a.model, plain, a.timeout)) plain_support[s.spec] = s;
   for (const auto& s : check_support(pool, a.model, specs, a.timeout)) {

@@ -32,8 +32,8 @@ std::vector<size_t> int8_group_heads(const Model& model) {
 
 std::string plain_spec_of(const std::string& spec) {
   auto parsed = parse_platform_spec(spec);
-  if (!parsed.ok() || !is_int8_library(parsed->backend)) return spec;
-  parsed->options.erase("fallback");
+  if (!parsed.ok()) return spec;
+  if (is_int8_library(parsed->backend)) parsed->options.erase("fallback");
   return parsed->to_string();
 }
 

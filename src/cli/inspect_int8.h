@@ -15,8 +15,8 @@ namespace ig::cli {
 // The heads (node indices) of the model's int8 groups; empty for a float model.
 std::vector<size_t> int8_group_heads(const Model& model);
 
-// The specs whose native groups need a check of their own: a library spec with fallback=ref
-// (which refuses nothing) asks the same spec without it.
+// The spec, canonical, whose check tells a platform's native groups: a library spec with
+// fallback=ref (which refuses nothing) asks the same spec without it.
 std::string plain_spec_of(const std::string& spec);
 
 // {groups, integer_kernels} or {groups, note} for `spec`, from what `plain` (the spec's own check
