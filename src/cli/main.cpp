@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("infergap ") + ig::kInfergapVersion);
   int exit_code = ig::cli::kExitOk;
   ig::cli::add_run_command(app, exit_code);
+  ig::cli::add_invariance_command(app, exit_code);
   ig::cli::add_inspect_command(app, exit_code);
   ig::cli::add_conformance_command(app, exit_code);
   ig::cli::add_diff_command(app, exit_code);
