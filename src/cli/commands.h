@@ -11,6 +11,7 @@ namespace ig::cli {
 
 void add_run_command(CLI::App& app, int& exit_code);
 void add_invariance_command(CLI::App& app, int& exit_code);
+void add_generate_command(CLI::App& app, int& exit_code);
 void add_conformance_command(CLI::App& app, int& exit_code);
 void add_diff_command(CLI::App& app, int& exit_code);
 void add_zoo_command(CLI::App& app, int& exit_code);

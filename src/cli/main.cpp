@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   int exit_code = ig::cli::kExitOk;
   ig::cli::add_run_command(app, exit_code);
   ig::cli::add_invariance_command(app, exit_code);
+  ig::cli::add_generate_command(app, exit_code);
   ig::cli::add_inspect_command(app, exit_code);
   ig::cli::add_conformance_command(app, exit_code);
   ig::cli::add_diff_command(app, exit_code);

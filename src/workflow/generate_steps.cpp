@@ -1,0 +1,135 @@
+#include "workflow/generate_steps.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <filesystem>
+
+#include "analysis/compare/origins.h"
+#include "analysis/study_data.h"
+#include "model/npy.h"
+#include "store/store.h"
+#include "workflow/study.h"
+
+namespace ig {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string file_part(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    out +=
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '_';
+  return out;
+}
+
+fs::path step_dir(const fs::path& dir, size_t step) {
+  return dir / fmt::format("step-{:03d}", step);
+}
+
+// Each step's feeds as .npy files in DIR/step-NNN/, and the input sets naming them.
+Expected<std::vector<std::vector<std::string>>> write_steps(const fs::path& dir,
+                                                            const std::vector<StepFeeds>& steps) {
+  std::vector<std::vector<std::string>> sets;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const fs::path folder = step_dir(dir, s);
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec) return io_error("{}: cannot make the folder: {}", folder.string(), ec.message());
+    std::vector<std::string> set;
+    for (const auto& [name, t] : steps[s]) {
+      const std::string path = (folder / (file_part(name) + ".npy")).string();
+      IG_RETURN_IF_ERROR(write_npy(t, path));
+      set.push_back(name + "=" + path);
+    }
+    sets.push_back(std::move(set));
+  }
+  return sets;
+}
+
+std::string label_of(const StudyData& study, const std::string& spec) {
+  for (const auto& p : study.platforms)
+    if (p.spec == spec) return p.label;
+  return "";
+}
+
+void locate(const StudyData& study, TensorCache& cache, const GenerateOutcome& out,
+            TokenDivergence& d) {
+  if (d.first_step >= static_cast<int>(out.step_cases.size())) {
+    d.located = "not located: the stored steps end before this one";
+    return;
+  }
+  const std::string& input = out.step_cases[static_cast<size_t>(d.first_step)];
+  if (input.empty()) {
+    d.located = "not located: the step's case is not in the store";
+    return;
+  }
+  const CaseData* c = nullptr;
+  for (const auto& x : study.cases)
+    if (x.input == input) c = &x;
+  const std::string a = label_of(study, d.a), b = label_of(study, d.b);
+  if (!c || a.empty() || b.empty()) {
+    d.located = "not located: the step's case is not in the store";
+    return;
+  }
+  d.case_label = c->label();
+  auto origins = pair_origins(*c, a, b, cache);
+  if (!origins.ok() || !origins.value().compared) {
+    d.located = "not located: " + (origins.ok() ? std::string("a run of the step failed")
+                                                : origins.status().message());
+    return;
+  }
+  const auto& induced = origins.value().induced;
+  if (induced.empty()) {
+    d.located =
+        "not located: the two platforms agree bit for bit on this step's case (the "
+        "first platform's history); their tokens part through their own caches";
+    return;
+  }
+  d.node = induced[0].node;
+  d.op_type = induced[0].op_type;
+  d.located = "the first node whose outputs differ while its inputs agree, in step " +
+              std::to_string(d.first_step) + "'s case";
+}
+
+}  // namespace
+
+Status store_and_locate(const GenerateRequest& request, const std::vector<StepFeeds>& steps,
+                        GenerateOutcome& out, const GenerateHooks& hooks) {
+  const fs::path dir = fs::path(request.store_path + ".steps");
+  IG_ASSIGN_OR_RETURN(const auto sets, write_steps(dir, steps));
+  StudyPlan plan;
+  plan.options.models = {request.model};
+  plan.options.input_spec_sets[request.model] = sets;
+  for (const auto& p : out.platforms)
+    if (!p.tokens.empty()) plan.options.platforms.push_back(p.spec);
+  plan.options.oracle = request.oracle;
+  plan.options.all_layers = true;
+  plan.options.timeout_seconds = request.timeout_seconds;
+  plan.options.max_memory_bytes = request.max_memory_bytes;
+  plan.store_path = request.store_path;
+  plan.self_check = false;
+  plan.report = false;
+  IG_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store, Store::open(request.store_path));
+  StudyHooks study_hooks;
+  study_hooks.note = hooks.note;
+  study_hooks.error = hooks.note;
+  IG_RETURN_IF_ERROR(run_study_steps(*store, plan, study_hooks).status());
+  IG_ASSIGN_OR_RETURN(StudyData study, load_study(*store));
+  // Each step's case is the one whose inputs come from that step's folder.
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const std::string folder = step_dir(dir, s).string() + "/";
+    out.step_cases.emplace_back();
+    for (const auto& c : study.cases)
+      if (fs::path(c.model_path).filename() == fs::path(request.model).filename() &&
+          c.input_label.find("file:" + folder) != std::string::npos)
+        out.step_cases.back() = c.input;
+  }
+  TensorCache cache(study);
+  for (auto& d : out.divergences) locate(study, cache, out, d);
+  return Status::Ok();
+}
+
+}  // namespace ig

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""`infergap generate` on a KV-cache GPT (scripts/export-llm-models): ref decodes the tokens that
+an independent decoding loop over ONNX Runtime's Python API gives (the cache fed back by name,
+positions advanced), the model without a cache decodes the same on ref, ref:dtype=bf16 parts from
+ref at the first step where its token differs, with both margins and a located node, and every
+step is a case of the store. Bad input is refused by name.
+  tests/llm/generate_spec.py INFERGAP WORK_DIR
+Runs in scripts/setup's venv (onnx, onnxruntime); exits 77 without it.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "backends",
+                                "ref"))
+import spec_venv  # noqa: E402
+
+INFERGAP = spec_venv.enter("generate_spec")
+
+import json  # noqa: E402
+import subprocess  # noqa: E402
+
+import numpy as np  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+
+PROMPT, STEPS = [5, 17, 42, 7], 24
+EXPORT = os.path.join(spec_venv.ROOT, "scripts", "export-llm-models")
+
+
+def cli(*args, expect=0):
+    r = subprocess.run([INFERGAP, *args], capture_output=True, text=True)
+    if r.returncode != expect:
+        sys.exit(f"infergap {' '.join(args)}: exit {r.returncode}, wanted {expect}\n{r.stderr}")
+    return r
+
+
+def ort_decode(path):
+    """Greedy decoding written from the model's interface alone."""
+    s = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    names = [o.name for o in s.get_outputs()]
+    past = {i.name: np.zeros((1, 2, 0, 64), np.float32) for i in s.get_inputs()
+            if i.name.startswith("past")}
+    ids, tokens = np.array([PROMPT]), []
+    for _ in range(STEPS):
+        start = len(PROMPT) + len(tokens) - ids.shape[1]
+        out = dict(zip(names, s.run(None, {"input_ids": ids, "position_ids":
+                                           np.arange(start, start + ids.shape[1])[None],
+                                           **past})))
+        tokens.append(int(np.argmax(out["logits"][0, -1])))
+        past = {n.replace("present", "past_key_values"): v for n, v in out.items()
+                if n.startswith("present")}
+        ids = np.array([[tokens[-1]]])
+    return tokens
+
+
+def main():
+    subprocess.run([sys.executable, EXPORT, "."], check=True, capture_output=True)
+    expected = ort_decode("gpt_kv.onnx")
+    prompt = "input_ids=" + ",".join(map(str, PROMPT))
+    j = json.loads(cli("generate", "gpt_kv.onnx", "--input", prompt, "--steps", str(STEPS),
+                       "-p", "ref", "-p", "ort", "-p", "ref:dtype=bf16", "--store", "g.db",
+                       "--json").stdout)
+    by = {p["spec"]: p for p in j["platforms"]}
+    assert j["kv"][0] == {"past": "past_key_values.0.key", "present": "present.0.key"}, j["kv"]
+    assert j["advanced"] == ["position_ids"], j["advanced"]
+    assert by["ref"]["tokens"] == expected, (by["ref"]["tokens"], expected)
+    assert by["ort"]["tokens"] == expected, by["ort"]["tokens"]
+    bf16 = by["ref:dtype=bf16"]["tokens"]
+    assert len(bf16) == STEPS and bf16 != expected, bf16
+    first = next(i for i, (x, y) in enumerate(zip(expected, bf16)) if x != y)
+    d = next(d for d in j["divergences"] if d["a"] == "ref" and d["b"] == "ref:dtype=bf16")
+    assert d["first_step"] == first and d["token_a"] == expected[first], d
+    assert d["margin_a"] == by["ref"]["margins"][first] and d["margin_a"] > 0, d
+    assert d["node"], d
+    assert not any(d["a"] == "ref" and d["b"] == "ort" for d in j["divergences"])
+    cases = json.loads(cli("compare", "--store", "g.db", "--json").stdout)["cases"]
+    assert len(cases) == STEPS, len(cases)
+    assert len(j["step_cases"]) == STEPS and all(j["step_cases"]), j["step_cases"]
+
+    nocache = json.loads(cli("generate", "gpt_nocache.onnx", "--input", prompt, "--steps",
+                             str(STEPS), "-p", "ref", "--json").stdout)
+    assert nocache["kv"] == [] and nocache["platforms"][0]["tokens"] == expected, nocache
+
+    r = cli("generate", "gpt_kv.onnx", "--input", "input_ids=5,x", "-p", "ref", expect=2)
+    assert "'x' is not a token id" in r.stderr, r.stderr
+    r = cli("generate", "gpt_kv.onnx", "--input", "tokens=5", "-p", "ref", expect=2)
+    assert "gpt_kv.onnx: input 'input_ids' is not tokens" in r.stderr, r.stderr
+    r = cli("generate", "gpt_kv.onnx", "--input", prompt, "--kv",
+            "past_key_values.0.key=nope", "-p", "ref", expect=2)
+    assert "the model has no output 'nope'" in r.stderr, r.stderr
+    print(f"generate_spec: ok ({STEPS} steps; ref = ORT's decoding; bf16 parts at step {first} "
+          f"at {d['node']})")
+
+
+main()
