@@ -57,11 +57,10 @@ struct Converter {
         for (const auto& d : tt.shape().dim()) {
           Dim dim;
           if (d.has_dim_value()) {
-            if (d.dim_value() < 0) {
-              return invalid_argument("value '{}' declares negative dimension {}", vi.name(),
-                                      d.dim_value());
-            }
-            dim.value = d.dim_value();
+            // A negative declared size (ONNX's own function-expanded test models write -1 for a
+            // size shape inference left open) says nothing: an unknown dim, as the checker reads
+            // it. Tensors are sized from the data, never from declarations.
+            dim.value = d.dim_value() < 0 ? -1 : d.dim_value();
           } else {
             dim.symbol = d.dim_param();
           }

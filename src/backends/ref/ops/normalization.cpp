@@ -1,6 +1,7 @@
 // MeanVarianceNormalization (ai.onnx 9+, 13 adds bf16) and LpNormalization (ai.onnx 1+).
 // MVN follows its function body: y = (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9) over `axes`
-// (default [0, 2, 3]). LpNormalization: y = x / ||x||_p along `axis` (p = 1 or 2).
+// (default [0, 2, 3]). LpNormalization: y = x / ||x||_p along `axis` (p = 1 or 2), 0 where the norm
+// is 0.
 #include "backends/ref/reduce_util.h"
 
 namespace ig {
@@ -57,7 +58,9 @@ Status lp_normalization(KernelContext& ctx) {
         const C acc = fold_seq(s.n, C{0}, get,
                                [&](C a, C v) { return p == 1 ? a + std::abs(v) : a + v * v; });
         const C norm = p == 1 ? acc : std::sqrt(acc);
-        for (int64_t j = 0; j < s.n; ++j) py[base + j * s.inner] = from_compute<T>(get(j) / norm);
+        // A zero norm gives zeros, not 0/0 (ONNX's reference and backend test, 1.23).
+        for (int64_t j = 0; j < s.n; ++j)
+          py[base + j * s.inner] = from_compute<T>(norm == C{0} ? C{0} : get(j) / norm);
       }
     }
     return Status::Ok();

@@ -253,9 +253,13 @@ Status resize(KernelContext& ctx) {
       return ctx.unsupported_here("antialias=1");
     std::vector<int64_t> axes;
     if (ctx.opset >= 18 && n.has_attr("axes")) {
-      IG_ASSIGN_OR_RETURN(std::vector<int> a,
-                          normalize_axes(ctx, n.attr_ints("axes"), static_cast<int>(rank)));
-      axes.assign(a.begin(), a.end());
+      // In the order given: roi, scales and sizes list their values in that order (axes=[3,2]).
+      for (int64_t raw : n.attr_ints("axes")) {
+        IG_ASSIGN_OR_RETURN(const int a, normalize_axis(ctx, raw, static_cast<int>(rank)));
+        if (std::find(axes.begin(), axes.end(), a) != axes.end())
+          return ctx.fail("axes repeat axis {}", a);
+        axes.push_back(a);
+      }
     } else {
       for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
     }
