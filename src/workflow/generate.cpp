@@ -6,10 +6,9 @@
 
 #include "backends/ref/ref_opsets.h"
 #include "model/onnx_model.h"
-#include "platform/spec.h"
 #include "tensor/convert.h"
-#include "worker/worker_pool.h"
 #include "workflow/generate_steps.h"
+#include "workflow/run.h"
 
 namespace ig {
 
@@ -259,12 +258,8 @@ bool GenerateOutcome::all_ok() const {
 
 Expected<GenerateOutcome> generate_tokens(const GenerateRequest& request,
                                           const GenerateHooks& hooks) {
-  std::vector<std::string> specs;
-  for (const auto& p :
-       request.platforms.empty() ? std::vector<std::string>{"ref"} : request.platforms) {
-    IG_ASSIGN_OR_RETURN(PlatformSpec spec, parse_platform_spec(p));
-    specs.push_back(spec.to_string());
-  }
+  IG_ASSIGN_OR_RETURN(const std::vector<std::string> specs,
+                      platform_specs_or_ref(request.platforms));
   if (request.prompt.empty()) return invalid_argument("the prompt holds no token");
   if (request.steps < 1) return invalid_argument("--steps must be 1 or more");
   LoadOptions load;
@@ -279,10 +274,7 @@ Expected<GenerateOutcome> generate_tokens(const GenerateRequest& request,
   for (const auto& n : {layout.positions, layout.mask})
     if (!n.empty()) out.advanced.push_back(n);
   WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
-  for (const auto& spec : specs) {
-    Status st = pool.start(spec);
-    if (st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kNotFound) return st;
-  }
+  IG_RETURN_IF_ERROR(start_platforms(pool, specs));
   std::vector<StepFeeds> steps;
   for (const auto& spec : specs) {
     PlatformDecode d;

@@ -6,9 +6,8 @@
 #include "analysis/compare/compare.h"
 #include "backends/ref/ref_opsets.h"
 #include "model/onnx_model.h"
-#include "platform/spec.h"
 #include "tensor/batch_slice.h"
-#include "worker/worker_pool.h"
+#include "workflow/run.h"
 
 namespace ig {
 
@@ -242,12 +241,8 @@ bool InvarianceOutcome::all_ok() const {
 
 Expected<InvarianceOutcome> check_batch_invariance(const InvarianceRequest& request,
                                                    const InvarianceHooks& hooks) {
-  std::vector<PlatformSpec> specs;
-  for (const auto& p :
-       request.platforms.empty() ? std::vector<std::string>{"ref"} : request.platforms) {
-    IG_ASSIGN_OR_RETURN(PlatformSpec spec, parse_platform_spec(p));
-    specs.push_back(spec);
-  }
+  IG_ASSIGN_OR_RETURN(const std::vector<std::string> specs,
+                      platform_specs_or_ref(request.platforms));
   InvarianceOutcome out;
   out.batches = request.batches;
   IG_RETURN_IF_ERROR(check_batches(out.batches));
@@ -263,13 +258,10 @@ Expected<InvarianceOutcome> check_batch_invariance(const InvarianceRequest& requ
   out.samples = out.batches.back();
   if (hooks.inputs_ready) hooks.inputs_ready(out);
   WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = true});
-  for (const auto& spec : specs) {
-    Status st = pool.start(spec.to_string());
-    if (st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kNotFound) return st;
-  }
+  IG_RETURN_IF_ERROR(start_platforms(pool, specs));
   for (const auto& spec : specs) {
     PlatformInvariance result;
-    result.spec = spec.to_string();
+    result.spec = spec;
     PlatformRunner runner{pool, request, out, result};
     std::vector<SampleOutputs> by_batch(out.batches.size());
     bool ok = true;

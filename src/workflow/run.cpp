@@ -38,6 +38,24 @@ Status save_outputs(const std::string& dir, const std::string& name, const RunRe
 
 }  // namespace
 
+Expected<std::vector<std::string>> platform_specs_or_ref(
+    const std::vector<std::string>& platforms) {
+  std::vector<std::string> specs;
+  for (const auto& p : platforms.empty() ? std::vector<std::string>{"ref"} : platforms) {
+    IG_ASSIGN_OR_RETURN(PlatformSpec spec, parse_platform_spec(p));
+    specs.push_back(spec.to_string());
+  }
+  return specs;
+}
+
+Status start_platforms(WorkerPool& pool, const std::vector<std::string>& specs) {
+  for (const auto& spec : specs) {
+    Status st = pool.start(spec);
+    if (st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kNotFound) return st;
+  }
+  return Status::Ok();
+}
+
 bool RunModelOutcome::all_ok() const {
   return std::all_of(platforms.begin(), platforms.end(),
                      [](const PlatformRun& p) { return p.result.verdict == Verdict::kOk; });
@@ -45,12 +63,8 @@ bool RunModelOutcome::all_ok() const {
 
 Expected<RunModelOutcome> run_model_on_platforms(const RunModelRequest& request,
                                                  const RunModelHooks& hooks) {
-  std::vector<PlatformSpec> specs;
-  for (const auto& p :
-       request.platforms.empty() ? std::vector<std::string>{"ref"} : request.platforms) {
-    IG_ASSIGN_OR_RETURN(PlatformSpec spec, parse_platform_spec(p));
-    specs.push_back(spec);
-  }
+  IG_ASSIGN_OR_RETURN(const std::vector<std::string> specs,
+                      platform_specs_or_ref(request.platforms));
   LoadOptions load;
   load.max_memory_bytes = request.max_memory_bytes;
   IG_ASSIGN_OR_RETURN(const Model model, load_model(request.model, load));
@@ -63,15 +77,11 @@ Expected<RunModelOutcome> run_model_on_platforms(const RunModelRequest& request,
   for (const auto& in : out.inputs) feeds[in.name] = in.tensor;
   if (hooks.inputs_ready) hooks.inputs_ready(out.inputs);
   WorkerPool pool(WorkerPoolOptions{.worker_executable = "", .isolate = !request.in_process});
-  // A platform the worker cannot build (unknown backend or option) is a usage error.
-  for (const auto& spec : specs) {
-    Status st = pool.start(spec.to_string());
-    if (st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kNotFound) return st;
-  }
+  IG_RETURN_IF_ERROR(start_platforms(pool, specs));
   std::vector<std::string> keys;  // the groups' combined hashes, in first-seen order
   for (const auto& spec : specs) {
     PlatformRun run;
-    run.spec = spec.to_string();
+    run.spec = spec;
     RunRequest r;
     r.platform = run.spec;
     r.model_path = request.model;

@@ -10,6 +10,7 @@
 
 #include "inputs/inputs.h"
 #include "results/run_result.h"
+#include "worker/worker_pool.h"
 
 namespace ig {
 
@@ -41,6 +42,13 @@ struct RunModelHooks {
   std::function<void(const std::vector<NamedInput>&)> inputs_ready;  // before any platform runs
   std::function<void(const PlatformRun&)> platform_done;             // as each one finishes
 };
+
+// The canonical specs of `platforms` ("ref" when none is given); a malformed one is an error.
+Expected<std::vector<std::string>> platform_specs_or_ref(const std::vector<std::string>& platforms);
+
+// Starts each platform's worker: one it cannot build (an unknown backend or option) is a usage
+// error; one that fails to start for another reason is left to fail its runs, as a verdict.
+Status start_platforms(WorkerPool& pool, const std::vector<std::string>& specs);
 
 Expected<RunModelOutcome> run_model_on_platforms(const RunModelRequest& request,
                                                  const RunModelHooks& hooks);
