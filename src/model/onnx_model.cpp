@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "model/int4_weights.h"
 #include "model/limits.h"
 #include "model/onnx_types.h"
 #include "model/shape_inference.h"
@@ -39,7 +40,11 @@ struct Converter {
   int max_depth;
   bool initializer_data = true;
 
-  Status convert_value_info(const onnx::ValueInfoProto& vi, ValueInfo& out) {
+  // `declared_by_user`: the main graph's inputs and outputs, where a negative size is refused;
+  // elsewhere (value_info, a subgraph's signature) -1 is what ONNX's function-expanded models
+  // write for a size shape inference left open: an unknown dim, as the checker reads it.
+  Status convert_value_info(const onnx::ValueInfoProto& vi, ValueInfo& out,
+                            bool declared_by_user = false) {
     out.name = vi.name();
     if (!vi.has_type()) return Status::Ok();
     const auto& type = vi.type();
@@ -57,9 +62,10 @@ struct Converter {
         for (const auto& d : tt.shape().dim()) {
           Dim dim;
           if (d.has_dim_value()) {
-            // A negative declared size (ONNX's own function-expanded test models write -1 for a
-            // size shape inference left open) says nothing: an unknown dim, as the checker reads
-            // it. Tensors are sized from the data, never from declarations.
+            if (d.dim_value() < 0 && declared_by_user) {
+              return invalid_argument("value '{}' declares negative dimension {}", vi.name(),
+                                      d.dim_value());
+            }
             dim.value = d.dim_value() < 0 ? -1 : d.dim_value();
           } else {
             dim.symbol = d.dim_param();
@@ -180,12 +186,12 @@ struct Converter {
     }
     for (const auto& vi : g.input()) {
       ValueInfo v;
-      IG_RETURN_IF_ERROR(convert_value_info(vi, v));
+      IG_RETURN_IF_ERROR(convert_value_info(vi, v, depth == 0));
       out.inputs.push_back(std::move(v));
     }
     for (const auto& vi : g.output()) {
       ValueInfo v;
-      IG_RETURN_IF_ERROR(convert_value_info(vi, v));
+      IG_RETURN_IF_ERROR(convert_value_info(vi, v, depth == 0));
       out.outputs.push_back(std::move(v));
     }
     for (const auto& vi : g.value_info()) {
@@ -357,7 +363,11 @@ Expected<Model> model_from_proto(onnx::ModelProto& proto, const std::string& lab
   IG_RETURN_IF_ERROR(check_declared_sizes(proto, label, budget));
   // Before any libonnx code and any kernel, which divide by these.
   if (Status st = check_divisor_attributes(proto.graph()); !st.ok()) return st.with_context(label);
-  // Before the checker too, which knows these types only as "Unrecognized data_type: 22".
+  // int4 weights into DequantizeLinear are read as int8 (model/int4_weights.h), then the types
+  // infergap lacks are refused before the checker, which knows them only as "Unrecognized
+  // data_type: 22".
+  if (Status st = widen_int4_weights(*proto.mutable_graph()); !st.ok())
+    return st.with_context(label);
   if (Status st = check_lacked_types(proto.graph()); !st.ok()) return st.with_context(label);
   // The checker, then shape inference (advisory: execution computes shapes itself and reports
   // mismatches); libonnx can crash in either, so they run isolated (shape_inference.h).

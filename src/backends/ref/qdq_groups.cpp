@@ -45,6 +45,7 @@ bool is_8bit(DType t) { return t == DType::kUInt8 || t == DType::kInt8; }
 // weight of rank `rank` along which the scale may vary (its output channels), -1 for none.
 bool plain_dequantize(const Known& k, const Node& dq, int64_t out_axis, int64_t rank = 0) {
   if (dq.inputs.size() < 3 || dq.inputs[2].empty()) return false;
+  if (dq.attr_int("block_size", 0) != 0) return false;  // blocks: no integer kernel here
   const Tensor* scale = k.values(dq.inputs[1]);
   const Tensor* zp = k.values(dq.inputs[2]);
   if (!scale || !zp || scale->numel() != zp->numel()) return false;

@@ -1,22 +1,37 @@
-// QuantizeLinear / DequantizeLinear (ai.onnx 10: per-tensor; 13+: per-axis with `axis`) and
-// DynamicQuantizeLinear (11). Quantisation: saturate(round_half_even(x / scale) + zero_point).
+// QuantizeLinear / DequantizeLinear (ai.onnx 10: per-tensor; 13+: per-axis with `axis`; 21+:
+// block-wise with `block_size`) and DynamicQuantizeLinear (11). Quantisation:
+// saturate(round_half_even(x / scale) + zero_point).
 #include "backends/ref/nn_util.h"
 
 namespace ig {
 namespace {
 
-// Checks scale (input 1) / zero point (input 2) against X and returns the per-axis geometry:
-// element i of X uses parameter (i / inner) % count.
+// Checks scale (input 1) / zero point (input 2) against X and returns the geometry: element i of
+// X uses parameter index(i). Per-axis: (i / inner) % count. Block-wise (opset 21): the scale has
+// X's shape but ceil(count / block) along the axis, and element i the block of its coordinate
+// there.
 struct AxisParams {
-  int64_t inner = 1, count = 1;
+  int64_t inner = 1, count = 1, block = 0, blocks = 1;
+  int64_t index(int64_t i) const {
+    if (block == 0) return (i / inner) % count;
+    const int64_t along = (i / inner) % count, outer = i / (inner * count);
+    return (outer * blocks + along / block) * inner + i % inner;
+  }
 };
+
+Status check_block_shape(const KernelContext& ctx, const Tensor& x, const Tensor& p, int axis,
+                         const AxisParams& a, const char* what) {
+  bool fits = p.rank() == x.rank();
+  for (int d = 0; fits && d < x.rank(); ++d) fits = p.dim(d) == (d == axis ? a.blocks : x.dim(d));
+  if (!fits)
+    return ctx.fail("{} {} does not fit X {} in blocks of {} along axis {}", what, p.describe(),
+                    x.describe(), a.block, axis);
+  return Status::Ok();
+}
 
 Expected<AxisParams> axis_params(const KernelContext& ctx, const Tensor& x) {
   AxisParams a;
   const Tensor& scale = ctx.input(1);
-  // Blocked quantization (opset 21) would otherwise read as per-tensor.
-  if (ctx.node.attr_int("block_size", 0) != 0)
-    return ctx.unsupported_here("blocked quantization (block_size)");
   // Opset 23: QuantizeLinear's precision of the division, DequantizeLinear's output type.
   if (ctx.node.attr_int("precision", 0) != 0)
     return ctx.unsupported_here("the precision attribute");
@@ -30,7 +45,9 @@ Expected<AxisParams> axis_params(const KernelContext& ctx, const Tensor& x) {
     return ctx.fail("zero point {} and scale {} must have the same shape", ctx.input(2).describe(),
                     scale.describe());
   }
-  if (scale.numel() == 1 && scale.rank() <= 1) {
+  const int64_t block = ctx.opset >= 21 ? ctx.node.attr_int("block_size", 0) : 0;
+  if (block < 0) return ctx.fail("block_size {} is negative", block);
+  if (block == 0 && scale.numel() == 1 && scale.rank() <= 1) {
     if (ctx.has_input(2)) IG_RETURN_IF_ERROR(expect_qparam(ctx, 2, 0));
     return a;
   }
@@ -39,6 +56,14 @@ Expected<AxisParams> axis_params(const KernelContext& ctx, const Tensor& x) {
   IG_ASSIGN_OR_RETURN(int axis, normalize_axis(ctx, ctx.node.attr_int("axis", 1), x.rank()));
   a.count = x.dim(axis);
   a.inner = shape_numel(Shape(x.shape().begin() + axis + 1, x.shape().end()));
+  if (block > 0) {
+    a.block = block;
+    a.blocks = (a.count + block - 1) / block;
+    IG_RETURN_IF_ERROR(check_block_shape(ctx, x, scale, axis, a, "scale"));
+    if (ctx.has_input(2))
+      IG_RETURN_IF_ERROR(check_block_shape(ctx, x, ctx.input(2), axis, a, "zero point"));
+    return a;
+  }
   IG_RETURN_IF_ERROR(expect_qparam(ctx, 1, a.count));
   if (ctx.has_input(2)) IG_RETURN_IF_ERROR(expect_qparam(ctx, 2, a.count));
   return a;
@@ -63,7 +88,7 @@ Status quantize_linear(KernelContext& ctx) {
     Q* py = ctx.output(0, out_type, x.shape()).template data<Q>();
     // x / scale in float (fp32 tests; an int32 X is converted to float first).
     for (int64_t i = 0; i < x.numel(); ++i) {
-      const int64_t k = (i / a.inner) % a.count;
+      const int64_t k = a.index(i);
       const float v = static_cast<float>(x.as_double(i)) / static_cast<float>(scale.at(k));
       py[i] = quantize_value<Q>(v, zp.int_at(k));
     }
@@ -84,7 +109,7 @@ Status dequantize_linear(KernelContext& ctx) {
     const T* ps = scale_t.data<T>();
     T* py = ctx.output(0, scale_t.dtype(), x.shape()).template data<T>();
     for (int64_t i = 0; i < x.numel(); ++i) {
-      const int64_t k = (i / a.inner) % a.count;
+      const int64_t k = a.index(i);
       const C diff = static_cast<C>(x.as_int64(i) - zp.int_at(k));
       py[i] = from_compute<T>(diff * to_compute(ps[scale_t.numel() == 1 ? 0 : k]));
     }

@@ -1,0 +1,84 @@
+#include "model/int4_weights.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+
+namespace ig {
+
+namespace {
+
+// TensorProto.DataType values newer than Debian's libonnx 1.12 names.
+constexpr int kUInt4 = 21, kInt4 = 22;
+
+bool only_dequantize_reads(const onnx::GraphProto& g, const std::string& name) {
+  bool read = false;
+  for (const auto& n : g.node()) {
+    for (int i = 0; i < n.input_size(); ++i) {
+      if (n.input(i) != name) continue;
+      if (n.domain() != "" || n.op_type() != "DequantizeLinear" || (i != 0 && i != 2)) return false;
+      read = true;
+    }
+    // A subgraph may read it from this scope too: left to the type check.
+    for (const auto& a : n.attribute())
+      if (a.has_g() || a.graphs_size() > 0) return false;
+  }
+  return read;
+}
+
+int64_t element_count(const onnx::TensorProto& t) {
+  int64_t n = 1;
+  for (int64_t d : t.dims()) n *= d;
+  return n;
+}
+
+// The packed bytes (two values a byte, the first in the low nibble): raw_data, or int32_data
+// holding one packed byte each.
+std::string packed_bytes(const onnx::TensorProto& t) {
+  if (t.has_raw_data()) return t.raw_data();
+  std::string bytes;
+  for (int32_t v : t.int32_data()) bytes.push_back(static_cast<char>(v & 0xff));
+  return bytes;
+}
+
+Status widen(onnx::TensorProto& t) {
+  const bool is_signed = t.data_type() == kInt4;
+  const int64_t n = element_count(t);
+  const std::string packed = packed_bytes(t);
+  if (n < 0 || static_cast<int64_t>(packed.size()) != (n + 1) / 2)
+    return invalid_argument(
+        "initializer '{}': {} elements of int4 need {} packed bytes, it holds {}", t.name(), n,
+        (n + 1) / 2, packed.size());
+  std::string widened(static_cast<size_t>(n), '\0');
+  for (int64_t k = 0; k < n; ++k) {
+    const auto byte = static_cast<uint8_t>(packed[static_cast<size_t>(k / 2)]);
+    const int nibble = k % 2 == 0 ? byte & 0x0f : byte >> 4;
+    const int value = is_signed && nibble >= 8 ? nibble - 16 : nibble;
+    widened[static_cast<size_t>(k)] = static_cast<char>(value);
+  }
+  t.set_data_type(is_signed ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8);
+  t.clear_int32_data();
+  t.set_raw_data(widened);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status widen_int4_weights(onnx::GraphProto& g) {
+  for (auto& t : *g.mutable_initializer()) {
+    const bool int4 = t.data_type() == kInt4 || t.data_type() == kUInt4;
+    if (!int4 || t.data_location() == onnx::TensorProto::EXTERNAL ||
+        !only_dequantize_reads(g, t.name()))
+      continue;
+    const int widened_type =
+        t.data_type() == kInt4 ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8;
+    IG_RETURN_IF_ERROR(widen(t));
+    for (auto* list : {g.mutable_input(), g.mutable_value_info()})
+      for (auto& vi : *list)
+        if (vi.name() == t.name() && vi.type().has_tensor_type())
+          vi.mutable_type()->mutable_tensor_type()->set_elem_type(widened_type);
+  }
+  return Status::Ok();
+}
+
+}  // namespace ig
