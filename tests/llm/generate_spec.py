@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`infergap generate` on a KV-cache GPT (scripts/export-llm-models): ref decodes the tokens that
 an independent decoding loop over ONNX Runtime's Python API gives (the cache fed back by name,
-positions advanced), the model without a cache decodes the same on ref, ref:dtype=bf16 parts from
+positions advanced), the model without a cache and the one with an attention mask decode the
+same on ref (and ORT), ref:dtype=bf16 parts from
 ref at the first step where its token differs, with both margins and a located node, and every
 step is a case of the store. Bad input is refused by name.
   tests/llm/generate_spec.py INFERGAP WORK_DIR
@@ -79,6 +80,12 @@ def main():
     nocache = json.loads(cli("generate", "gpt_nocache.onnx", "--input", prompt, "--steps",
                              str(STEPS), "-p", "ref", "--json").stdout)
     assert nocache["kv"] == [] and nocache["platforms"][0]["tokens"] == expected, nocache
+
+    masked = json.loads(cli("generate", "gpt_kv_mask.onnx", "--input", prompt, "--steps",
+                            str(STEPS), "-p", "ref", "-p", "ort", "--json").stdout)
+    assert masked["advanced"] == ["position_ids", "attention_mask"], masked["advanced"]
+    for p in masked["platforms"]:  # an all-ones mask, grown each step, masks nothing
+        assert p["tokens"] == expected, (p["spec"], p["tokens"])
 
     r = cli("generate", "gpt_kv.onnx", "--input", "input_ids=5,x", "-p", "ref", expect=2)
     assert "'x' is not a token id" in r.stderr, r.stderr
