@@ -168,5 +168,33 @@ TEST(Opsets20To28, RmsNormalizationAndSwishFollowTheirDefinitions) {
   }
 }
 
+// CumProd (26) runs a product as CumSum runs a sum; SwiGLU (28) is Swish(A) * B, shapes equal.
+TEST(Opsets20To28, CumProdAndSwiGluFollowTheirDefinitions) {
+  auto x = Tensor::from_vector<float>({1, 2, 3, 4}, {4});
+  auto axis = Tensor::scalar<int64_t>(0);
+  auto cp = run_node("CumProd", {x, axis}, {}, 1, 26);
+  ASSERT_TRUE(cp.ok()) << cp.status().to_string();
+  EXPECT_EQ(values<float>((*cp)[0].tensor), (std::vector<float>{1, 2, 6, 24}));
+  auto rev =
+      run_node("CumProd", {x, axis}, {{"exclusive", attr_int(1)}, {"reverse", attr_int(1)}}, 1, 26);
+  ASSERT_TRUE(rev.ok()) << rev.status().to_string();
+  EXPECT_EQ(values<float>((*rev)[0].tensor), (std::vector<float>{24, 12, 4, 1}));
+  EXPECT_FALSE(run_node("CumProd", {x, axis}, {}, 1, 25).ok());  // new in 26
+
+  const std::vector<float> as = {0.5f, -1.25f, 3.0f, -2.0f}, bs = {2.0f, 0.5f, -1.0f, 4.0f};
+  auto a = Tensor::from_vector<float>(as, {2, 2});
+  auto b = Tensor::from_vector<float>(bs, {2, 2});
+  auto sg = run_node("SwiGLU", {a, b}, {{"alpha", testing::attr_float(1.5f)}}, 1, 28);
+  ASSERT_TRUE(sg.ok()) << sg.status().to_string();
+  const auto y = values<float>((*sg)[0].tensor);
+  for (size_t i = 0; i < as.size(); ++i) {
+    const double want = as[i] / (1 + std::exp(-1.5 * as[i])) * bs[i];
+    EXPECT_NEAR(y[i], want, 1e-6 * std::fabs(want) + 1e-7) << i;
+  }
+  auto broadcast = run_node("SwiGLU", {a, Tensor::from_vector<float>({1, 2}, {2})}, {}, 1, 28);
+  ASSERT_FALSE(broadcast.ok());
+  EXPECT_NE(broadcast.status().message().find("must have one shape and type"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ig

@@ -114,6 +114,29 @@ Status swish(KernelContext& ctx) {
   });
 }
 
+// SwiGLU (28): Swish_alpha(A) * B, A and B of one shape (no broadcasting); the Swish is the
+// operator's, rounded to the type, then multiplied, as the definition composes them.
+Status swiglu(KernelContext& ctx) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (a.shape() != b.shape() || a.dtype() != b.dtype())
+    return ctx.fail("A {} and B {} must have one shape and type", a.describe(), b.describe());
+  const float alpha = ctx.node.attr_float("alpha", 1.0f);
+  return dispatch_float(a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* py = ctx.output(0, a.dtype(), a.shape()).template data<T>();
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      const C x = to_compute(pa[i]);
+      const T gate = from_compute<T>(x * math_sigmoid(static_cast<C>(alpha) * x));
+      py[i] = from_compute<T>(to_compute(gate) * to_compute(pb[i]));
+    }
+    return Status::Ok();
+  });
+}
+
 Status mish(KernelContext& ctx) {
   return unary_float(ctx, [](auto x) { return x * math_tanh(math_softplus(x)); });
 }
@@ -176,6 +199,7 @@ IG_REGISTER_KERNEL("", "Selu", 6, kMaxOpset, selu);
 IG_REGISTER_KERNEL("", "Celu", 12, kMaxOpset, celu);
 IG_REGISTER_KERNEL("", "Sigmoid", 1, kMaxOpset, sigmoid);
 IG_REGISTER_KERNEL("", "Swish", 24, kMaxOpset, swish);
+IG_REGISTER_KERNEL("", "SwiGLU", 28, kMaxOpset, swiglu);
 IG_REGISTER_KERNEL("", "HardSigmoid", 1, kMaxOpset, hard_sigmoid);
 IG_REGISTER_KERNEL("", "HardSwish", 14, kMaxOpset, hard_swish);
 IG_REGISTER_KERNEL("", "Softplus", 1, kMaxOpset, softplus_kernel);
