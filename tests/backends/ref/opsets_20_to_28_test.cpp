@@ -196,5 +196,24 @@ TEST(Opsets20To28, CumProdAndSwiGluFollowTheirDefinitions) {
   EXPECT_NE(broadcast.status().message().find("must have one shape and type"), std::string::npos);
 }
 
+// BitCast (26): the same bytes as another type of the same width.
+TEST(Opsets20To28, BitCastKeepsTheBytes) {
+  auto x = Tensor::from_vector<float>({1.0f, -2.0f}, {2});
+  auto r = run_node("BitCast", {x}, {{"to", attr_int(6)}}, 1, 26);  // int32
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(values<int32_t>((*r)[0].tensor), (std::vector<int32_t>{0x3f800000, -0x40000000}));
+  auto ints = Tensor::from_vector<int32_t>({1, 2}, {2});
+  auto wide = run_node("BitCast", {ints}, {{"to", attr_int(7)}}, 1, 26);  // int64
+  ASSERT_FALSE(wide.ok());
+  EXPECT_NE(wide.status().message().find("int32 and int64 differ in width"), std::string::npos)
+      << wide.status().message();
+  // A float the dtype knob holds wider (the fp64 oracle) has no 32 bits to reinterpret.
+  auto held =
+      run_node("BitCast", {Tensor::from_vector<double>({1.0}, {1})}, {{"to", attr_int(6)}}, 1, 26);
+  ASSERT_FALSE(held.ok());
+  EXPECT_NE(held.status().message().find("held at another width"), std::string::npos)
+      << held.status().message();
+}
+
 }  // namespace
 }  // namespace ig

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 #include <limits>
 
 #include "backends/ref/elementwise_util.h"
@@ -219,7 +220,27 @@ Status cast(KernelContext& ctx) {
 
 Status cast_like(KernelContext& ctx) { return cast_to(ctx, ctx.input(0), ctx.input(1).dtype()); }
 
+// BitCast (26): the same bytes read as `to`, which must be as wide (little endian, as here).
+Status bit_cast(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  IG_ASSIGN_OR_RETURN(DType to, cast_target(ctx));
+  if (x.dtype() == DType::kString || to == DType::kString)
+    return ctx.fail("BitCast takes no strings ({} to {})", dtype_name(x.dtype()), dtype_name(to));
+  if (dtype_size(to) != dtype_size(x.dtype()) && is_float(x.dtype()))
+    // The dtype knob (the fp64 oracle, dtype=bf16) holds floats at another width than declared.
+    return ctx.unsupported_here(
+        "BitCast of {} to {}: a float held at another width than the "
+        "model declares has no bits of that width to reinterpret",
+        dtype_name(x.dtype()), dtype_name(to));
+  if (dtype_size(to) != dtype_size(x.dtype()))
+    return ctx.fail("{} and {} differ in width", dtype_name(x.dtype()), dtype_name(to));
+  Tensor& y = ctx.output(0, to, x.shape());
+  if (x.nbytes() > 0) std::memcpy(y.raw(), x.raw(), x.nbytes());
+  return Status::Ok();
+}
+
 IG_REGISTER_KERNEL("", "Cast", 1, kMaxOpset, cast);
+IG_REGISTER_KERNEL("", "BitCast", 26, kMaxOpset, bit_cast);
 IG_REGISTER_KERNEL("", "CastLike", 15, kMaxOpset, cast_like);
 
 }  // namespace
