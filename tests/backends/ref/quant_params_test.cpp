@@ -104,9 +104,19 @@ TEST(QuantParams, ShapesMustFitTheAxisAndEachOther) {
 }
 
 TEST(QuantParams, BlockedQuantizationAndOutputDtype) {
-  auto blocked = run_node("QuantizeLinear", {kX, Tensor::scalar<float>(1)},
+  // Blocks (opset 21): the scale has X's shape but one value per block along the axis; a
+  // scalar scale does not fit blocks.
+  auto misfit = run_node("QuantizeLinear", {kX, Tensor::scalar<float>(1)},
+                         {{"block_size", attr_int(2)}}, 1, 21);
+  expect_error(misfit, StatusCode::kInvalidArgument,
+               {"scale float[] does not fit X float[2,2] in blocks of 2 along axis 1"});
+  // X [[0.5, 1.5], [-2, 4]] in blocks of 2 along axis 1: one scale per row.
+  auto blocked = run_node("QuantizeLinear",
+                          {kX, Tensor::from_vector<float>({0.5f, 2}, {2, 1}),
+                           Tensor::from_vector<int8_t>({0, 1}, {2, 1})},
                           {{"block_size", attr_int(2)}}, 1, 21);
-  expect_error(blocked, StatusCode::kUnsupported, {"blocked quantization (block_size)"});
+  ASSERT_TRUE(blocked.ok()) << blocked.status().to_string();
+  EXPECT_EQ((*blocked)[0].tensor.to_int64_vector(), (std::vector<int64_t>{1, 3, 0, 3}));
   auto clash = run_node("QuantizeLinear", {kX, Tensor::scalar<float>(1), Tensor::scalar<int8_t>(0)},
                         {{"output_dtype", attr_int(2)}}, 1, 21);
   expect_error(clash, StatusCode::kInvalidArgument,
