@@ -5,6 +5,7 @@
 #include <map>
 
 #include "backends/ref/ref_opsets.h"
+#include "inputs/rng.h"
 #include "model/onnx_model.h"
 #include "tensor/convert.h"
 #include "workflow/generate_steps.h"
@@ -82,6 +83,7 @@ Expected<DecodeLayout> plan_layout(const Model& model, const GenerateRequest& re
     const std::string& name = in->name;
     if (name == request.ids_input) {
       has_ids = true;
+      layout.ids = name;
       layout.ids_dtype = in->dtype;
     } else if (name == "position_ids") {
       layout.positions = name;
@@ -109,34 +111,30 @@ Expected<DecodeLayout> plan_layout(const Model& model, const GenerateRequest& re
   return layout;
 }
 
-Tensor int_tensor(DType dtype, Shape shape, const std::vector<int64_t>& values) {
-  Tensor t(dtype, std::move(shape));
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype == DType::kInt32) {
-      t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
-    } else {
-      t.data<int64_t>()[i] = values[i];
-    }
-  }
-  return t;
-}
-
-std::vector<int64_t> iota_from(int64_t from, int64_t count) {
-  std::vector<int64_t> v(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) v[static_cast<size_t>(i)] = from + i;
+std::vector<double> counting(int64_t from, int64_t count) {
+  std::vector<double> v(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) v[static_cast<size_t>(i)] = static_cast<double>(from + i);
   return v;
 }
 
-// The feeds of a step that reads `tokens` at positions [start, start + tokens.size()).
-StepFeeds step_feeds(const DecodeLayout& l, const std::vector<int64_t>& tokens, int64_t start) {
+// The feeds of a step that reads `tokens` at positions [start, start + tokens.size()), each in
+// the type the model declares (token ids and positions are exact in a double).
+Expected<StepFeeds> step_feeds(const DecodeLayout& l, const std::vector<int64_t>& tokens,
+                               int64_t start) {
   const auto n = static_cast<int64_t>(tokens.size());
   StepFeeds f;
-  f[l.ids] = int_tensor(l.ids_dtype, {1, n}, tokens);
-  if (!l.positions.empty())
-    f[l.positions] = int_tensor(l.positions_dtype, {1, n}, iota_from(start, n));
-  if (!l.mask.empty())
-    f[l.mask] = int_tensor(l.mask_dtype, {1, start + n},
-                           std::vector<int64_t>(static_cast<size_t>(start + n), 1));
+  IG_ASSIGN_OR_RETURN(
+      f[l.ids],
+      tensor_from_doubles(l.ids_dtype, {1, n}, std::vector<double>(tokens.begin(), tokens.end())));
+  if (!l.positions.empty()) {
+    IG_ASSIGN_OR_RETURN(f[l.positions],
+                        tensor_from_doubles(l.positions_dtype, {1, n}, counting(start, n)));
+  }
+  if (!l.mask.empty()) {
+    IG_ASSIGN_OR_RETURN(
+        f[l.mask], tensor_from_doubles(l.mask_dtype, {1, start + n},
+                                       std::vector<double>(static_cast<size_t>(start + n), 1)));
+  }
   return f;
 }
 
@@ -176,9 +174,14 @@ const TracedTensor* output_named(const RunResult& r, const std::string& name) {
 // Decodes on one platform; `steps_out`, when given, receives every step's feeds.
 void decode(WorkerPool& pool, const GenerateRequest& request, const DecodeLayout& l,
             PlatformDecode& d, std::vector<StepFeeds>* steps_out) {
-  StepFeeds feeds = step_feeds(l, request.prompt, 0);
+  auto first = step_feeds(l, request.prompt, 0);
+  if (!first.ok()) {
+    d.verdict = Verdict::kError;
+    d.reason = first.status().message();
+    return;
+  }
+  StepFeeds feeds = std::move(first).value();
   for (const auto& kv : l.cache) feeds[kv.past] = Tensor(kv.dtype, kv.empty);
-  int64_t length = static_cast<int64_t>(request.prompt.size());
   for (int step = 0; step < request.steps; ++step) {
     RunRequest r;
     r.platform = d.spec;
@@ -205,27 +208,34 @@ void decode(WorkerPool& pool, const GenerateRequest& request, const DecodeLayout
     }
     d.tokens.push_back(p.token);
     d.margins.push_back(p.margin);
+    // With a cache the next step reads the new token alone; without, the whole sequence again.
+    std::vector<int64_t> read = {p.token};
+    auto start = static_cast<int64_t>(request.prompt.size() + d.tokens.size()) - 1;
     if (l.cache.empty()) {
-      std::vector<int64_t> all = request.prompt;
-      all.insert(all.end(), d.tokens.begin(), d.tokens.end());
-      feeds = step_feeds(l, all, 0);
-    } else {
-      feeds = step_feeds(l, {p.token}, length);
-      for (const auto& kv : l.cache) {
-        const TracedTensor* present = output_named(rr, kv.present);
-        if (!present) {
-          d.verdict = Verdict::kError;
-          d.reason = "step " + std::to_string(step) + ": no output '" + kv.present + "'";
-          return;
-        }
-        // A platform computing in another float type (ref:dtype=bf16) returns its cache in it;
-        // the model's past is declared float32, and the values convert exactly.
-        feeds[kv.past] = present->tensor.dtype() == kv.dtype
-                             ? present->tensor
-                             : convert_float_tensor(present->tensor, kv.dtype);
-      }
+      read = request.prompt;
+      read.insert(read.end(), d.tokens.begin(), d.tokens.end());
+      start = 0;
     }
-    ++length;
+    auto next = step_feeds(l, read, start);
+    if (!next.ok()) {
+      d.verdict = Verdict::kError;
+      d.reason = "step " + std::to_string(step + 1) + ": " + next.status().message();
+      return;
+    }
+    feeds = std::move(next).value();
+    for (const auto& kv : l.cache) {
+      const TracedTensor* present = output_named(rr, kv.present);
+      if (!present) {
+        d.verdict = Verdict::kError;
+        d.reason = "step " + std::to_string(step) + ": no output '" + kv.present + "'";
+        return;
+      }
+      // A platform computing in another float type (ref:dtype=bf16) returns its cache in it;
+      // the model's past is declared float32, and the values convert exactly.
+      feeds[kv.past] = present->tensor.dtype() == kv.dtype
+                           ? present->tensor
+                           : convert_float_tensor(present->tensor, kv.dtype);
+    }
   }
 }
 
@@ -240,10 +250,14 @@ std::vector<TokenDivergence> divergences(const std::vector<PlatformDecode>& plat
       size_t k = 0;
       while (k < n && a.tokens[k] == b.tokens[k]) ++k;
       if (k == n) continue;
-      TokenDivergence d{a.spec,       b.spec,      static_cast<int>(k),
-                        a.tokens[k],  b.tokens[k], a.margins[k],
-                        b.margins[k], "",          "",
-                        "",           ""};
+      TokenDivergence d;
+      d.a = a.spec;
+      d.b = b.spec;
+      d.first_step = static_cast<int>(k);
+      d.token_a = a.tokens[k];
+      d.token_b = b.tokens[k];
+      d.margin_a = a.margins[k];
+      d.margin_b = b.margins[k];
       out.push_back(d);
     }
   return out;
@@ -266,8 +280,7 @@ Expected<GenerateOutcome> generate_tokens(const GenerateRequest& request,
   load.max_memory_bytes = request.max_memory_bytes;
   IG_ASSIGN_OR_RETURN(const Model model, load_model(request.model, load));
   IG_RETURN_IF_ERROR(check_ref_opsets(model));
-  IG_ASSIGN_OR_RETURN(DecodeLayout layout, plan_layout(model, request));
-  layout.ids = request.ids_input;
+  IG_ASSIGN_OR_RETURN(const DecodeLayout layout, plan_layout(model, request));
   GenerateOutcome out;
   out.logits = layout.logits;
   for (const auto& kv : layout.cache) out.kv.emplace_back(kv.past, kv.present);

@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <filesystem>
 
 #include "analysis/compare/origins.h"
 #include "analysis/study_data.h"
 #include "model/npy.h"
 #include "store/store.h"
+#include "workflow/run.h"
 #include "workflow/study.h"
 
 namespace ig {
@@ -16,14 +16,6 @@ namespace ig {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string file_part(const std::string& s) {
-  std::string out;
-  for (char c : s)
-    out +=
-        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '_';
-  return out;
-}
 
 fs::path step_dir(const fs::path& dir, size_t step) {
   return dir / fmt::format("step-{:03d}", step);
@@ -40,7 +32,7 @@ Expected<std::vector<std::vector<std::string>>> write_steps(const fs::path& dir,
     if (ec) return io_error("{}: cannot make the folder: {}", folder.string(), ec.message());
     std::vector<std::string> set;
     for (const auto& [name, t] : steps[s]) {
-      const std::string path = (folder / (file_part(name) + ".npy")).string();
+      const std::string path = (folder / (file_name_part(name) + ".npy")).string();
       IG_RETURN_IF_ERROR(write_npy(t, path));
       set.push_back(name + "=" + path);
     }

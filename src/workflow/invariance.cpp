@@ -15,20 +15,20 @@ namespace {
 
 using Feeds = std::map<std::string, Tensor>;
 
+bool is_batched(const InvarianceOutcome& out, const std::string& input) {
+  return std::find(out.batched_inputs.begin(), out.batched_inputs.end(), input) !=
+         out.batched_inputs.end();
+}
+
 // The inputs whose first dim the model leaves open under one symbol (or unnamed): the batch.
 Status find_batch_axis(const Model& model, InvarianceOutcome& out) {
-  bool found = false;
   for (const ValueInfo* in : model.graph.runtime_inputs()) {
     const bool open = in->has_shape && !in->dims.empty() && in->dims[0].value < 0;
-    if (open && (!found || in->dims[0].symbol == out.batch_symbol)) {
-      if (!found) out.batch_symbol = in->dims[0].symbol;
-      found = true;
-      out.batched_inputs.push_back(in->name);
-    } else {
-      out.unbatched_inputs.push_back(in->name);
-    }
+    if (!open || (!out.batched_inputs.empty() && in->dims[0].symbol != out.batch_symbol)) continue;
+    if (out.batched_inputs.empty()) out.batch_symbol = in->dims[0].symbol;
+    out.batched_inputs.push_back(in->name);
   }
-  if (!found)
+  if (out.batched_inputs.empty())
     return invalid_argument(
         "{}: no input leaves its first (batch) dimension open, so a sample cannot be run alone "
         "and in a batch; export the model with a dynamic batch axis (torch.onnx.export's "
@@ -50,36 +50,25 @@ Status check_batches(std::vector<int64_t>& batches) {
   return Status::Ok();
 }
 
-// Whether the user sized the batch: --dim on its symbol, or a file for a batched input (a file
-// sizes the symbols it shares with generated inputs).
-bool batch_sized(const InputRequest& inputs, const InvarianceOutcome& out) {
-  const std::string prefix = out.batch_symbol + "=";
-  for (const auto& d : inputs.dims)
-    if (d.rfind(prefix, 0) == 0) return true;
-  for (const auto& spec : inputs.specs) {
-    const auto eq = spec.find('=');
-    if (eq == std::string::npos) continue;
-    const std::string name = spec.substr(0, eq);
-    auto source = parse_input_source(spec.substr(eq + 1));
-    if (source.ok() && source.value().kind == InputSource::Kind::kFile &&
-        std::find(out.batched_inputs.begin(), out.batched_inputs.end(), name) !=
-            out.batched_inputs.end())
-      return true;
-  }
+// Whether no flag or file sized the batch: gather_inputs left a batched input's first dim at 1.
+bool batch_defaulted(const GatheredInputs& gathered, const InvarianceOutcome& out) {
+  for (const auto& in : gathered.inputs)
+    for (const auto& d : in.defaulted)
+      if (d.index == 0 && is_batched(out, in.name)) return true;
   return false;
 }
 
-// Sizes the batch symbol to the largest batch unless the user sized it, then checks the samples.
+// Sizes the batch symbol to the largest batch where nobody sized it, then checks the samples.
 Expected<GatheredInputs> gather_samples(const Model& model, InvarianceRequest request,
                                         const InvarianceOutcome& out) {
   const int64_t samples = out.batches.back();
-  if (!out.batch_symbol.empty() && !batch_sized(request.inputs, out))
-    request.inputs.dims.push_back(out.batch_symbol + "=" + std::to_string(samples));
   IG_ASSIGN_OR_RETURN(GatheredInputs gathered, gather_inputs(model, request.inputs));
+  if (!out.batch_symbol.empty() && batch_defaulted(gathered, out)) {
+    request.inputs.dims.push_back(out.batch_symbol + "=" + std::to_string(samples));
+    IG_ASSIGN_OR_RETURN(gathered, gather_inputs(model, request.inputs));
+  }
   for (auto& in : gathered.inputs) {
-    if (std::find(out.batched_inputs.begin(), out.batched_inputs.end(), in.name) ==
-        out.batched_inputs.end())
-      continue;
+    if (!is_batched(out, in.name)) continue;
     if (in.tensor.rank() < 1 || in.tensor.dim(0) < samples)
       return invalid_argument(
           "{}: input '{}' holds {} sample(s) ({} from {}); --batch {} needs {} along its first "
@@ -93,11 +82,8 @@ Expected<GatheredInputs> gather_samples(const Model& model, InvarianceRequest re
 
 Feeds chunk_feeds(const InvarianceOutcome& out, int64_t begin, int64_t count) {
   Feeds feeds;
-  for (const auto& in : out.inputs) {
-    const bool batched = std::find(out.batched_inputs.begin(), out.batched_inputs.end(), in.name) !=
-                         out.batched_inputs.end();
-    feeds[in.name] = batched ? batch_slice(in.tensor, begin, count) : in.tensor;
-  }
+  for (const auto& in : out.inputs)
+    feeds[in.name] = is_batched(out, in.name) ? batch_slice(in.tensor, begin, count) : in.tensor;
   return feeds;
 }
 
@@ -195,23 +181,22 @@ void compare_batches(PlatformRunner& runner, const std::vector<SampleOutputs>& b
     BatchDifference d;
     d.batch = out.batches[k];
     for (int64_t s = 0; s < out.samples; ++s) {
-      bool differs = false;
-      for (const auto& name : out.compared_outputs) {
-        const Tensor& x = by_batch[k][static_cast<size_t>(s)].at(name);
-        const Tensor& ref = by_batch[0][static_cast<size_t>(s)].at(name);
-        if (x.bitwise_equal(ref)) continue;
-        differs = true;
-        if (d.first_sample >= 0) break;
-        const Comparison c = compare_tensors(x, ref);
-        d.first_sample = s;
-        d.output = name;
-        d.elements = c.elements;
-        d.elements_differing = c.differing;
-        d.max_ulp = c.max_ulp;
-        d.remaining_precision = c.remaining_precision;
-        break;
-      }
-      if (differs) ++d.samples_differing;
+      const auto& in_batch = by_batch[k][static_cast<size_t>(s)];
+      const auto& alone = by_batch[0][static_cast<size_t>(s)];
+      const auto differs = std::find_if(out.compared_outputs.begin(), out.compared_outputs.end(),
+                                        [&](const std::string& name) {
+                                          return !in_batch.at(name).bitwise_equal(alone.at(name));
+                                        });
+      if (differs == out.compared_outputs.end()) continue;
+      ++d.samples_differing;
+      if (d.first_sample >= 0) continue;
+      const Comparison c = compare_tensors(in_batch.at(*differs), alone.at(*differs));
+      d.first_sample = s;
+      d.output = *differs;
+      d.elements = c.elements;
+      d.elements_differing = c.differing;
+      d.max_ulp = c.max_ulp;
+      d.remaining_precision = c.remaining_precision;
     }
     if (d.samples_differing > 0) result.differences.push_back(d);
   }

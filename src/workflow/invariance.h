@@ -51,7 +51,7 @@ struct PlatformInvariance {
 struct InvarianceOutcome {
   std::vector<NamedInput> inputs;  // the whole set of samples
   std::string batch_symbol;        // the open first dim the inputs share
-  std::vector<std::string> batched_inputs, unbatched_inputs;
+  std::vector<std::string> batched_inputs;
   std::vector<std::string> compared_outputs, skipped_outputs;  // outputs without the batch axis
   int64_t samples = 0;
   std::vector<int64_t> batches;  // ascending

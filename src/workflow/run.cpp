@@ -18,16 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string file_name_part(const std::string& s) {
-  std::string out;
-  for (char c : s)
-    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
-            c == '=')
-               ? c
-               : '_';
-  return out;
-}
-
 Status save_outputs(const std::string& dir, const std::string& name, const RunResult& r) {
   for (const auto& out : r.outputs) {
     const auto path = fs::path(dir) / file_name_part(name) / (file_name_part(out.value) + ".npy");
@@ -37,6 +27,16 @@ Status save_outputs(const std::string& dir, const std::string& name, const RunRe
 }
 
 }  // namespace
+
+std::string file_name_part(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
+            c == '=')
+               ? c
+               : '_';
+  return out;
+}
 
 Expected<std::vector<std::string>> platform_specs_or_ref(
     const std::vector<std::string>& platforms) {

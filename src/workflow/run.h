@@ -43,6 +43,10 @@ struct RunModelHooks {
   std::function<void(const PlatformRun&)> platform_done;             // as each one finishes
 };
 
+// A spec or value name as one file name: characters other than letters, digits and -_.= become _
+// (`run --save-outputs` DIR/SPEC/VALUE.npy, generate's step files).
+std::string file_name_part(const std::string& s);
+
 // The canonical specs of `platforms` ("ref" when none is given); a malformed one is an error.
 Expected<std::vector<std::string>> platform_specs_or_ref(const std::vector<std::string>& platforms);
 
