@@ -1,7 +1,9 @@
 #include "backends/runner_process.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,7 +52,7 @@ const std::map<DType, std::string>& protocol_types() {
   return table;
 }
 
-Expected<Tensor> tensor_from_reply(const nlohmann::json& e, const std::string& body,
+Expected<Tensor> tensor_from_reply(const nlohmann::json& e, const RunnerProcess::Reply& reply,
                                    const std::string& what) {
   const std::string type = e["dtype"];
   std::optional<DType> dtype;
@@ -67,14 +69,33 @@ Expected<Tensor> tensor_from_reply(const nlohmann::json& e, const std::string& b
     return t;
   }
   const size_t offset = e["offset"], length = e["length"];
-  if (length != t.nbytes() || offset + length > body.size())
+  if (length != t.nbytes() || !reply.read_body(offset, length, t.raw()))
     return internal_error("{} output '{}': {} bytes for {}", what, e["name"].get<std::string>(),
                           length, t.describe());
-  std::memcpy(t.raw(), body.data() + offset, length);
   return t;
 }
 
 }  // namespace
+
+bool RunnerProcess::Reply::read_body(uint64_t offset, uint64_t length, void* to) const {
+  const uint64_t size = bulk_fd >= 0 ? bulk_size : body.size();
+  if (offset > size || length > size - offset) return false;
+  if (bulk_fd < 0) {
+    std::memcpy(to, body.data() + offset, length);
+    return true;
+  }
+  // Straight from the file into the tensor: one copy of a traced run's values, not two.
+  auto* p = static_cast<char*>(to);
+  while (length > 0) {
+    const ssize_t r = ::pread(bulk_fd, p, length, static_cast<off_t>(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    offset += static_cast<uint64_t>(r);
+    length -= static_cast<uint64_t>(r);
+  }
+  return true;
+}
 
 Status RunnerProcess::encode_feeds(const std::map<std::string, Value>& feeds,
                                    const std::string& what, nlohmann::json* entries,
@@ -106,7 +127,7 @@ Expected<std::map<std::string, Tensor>> RunnerProcess::decode_outputs(const Repl
   if (!reply.header.contains("outputs") || !reply.header["outputs"].is_array())
     return internal_error("{}: the runner's reply lists no outputs", what);
   for (const auto& e : reply.header["outputs"]) {
-    IG_ASSIGN_OR_RETURN(out[e["name"].get<std::string>()], tensor_from_reply(e, reply.body, what));
+    IG_ASSIGN_OR_RETURN(out[e["name"].get<std::string>()], tensor_from_reply(e, reply, what));
   }
   return out;
 }
@@ -119,12 +140,19 @@ Expected<std::unique_ptr<RunnerProcess>> RunnerProcess::start(std::vector<std::s
   if (const std::string env = find_on_path("env"); !env.empty())
     argv.insert(argv.begin(),
                 {env, "MALLOC_MMAP_THRESHOLD_=262144", "MALLOC_TRIM_THRESHOLD_=1048576"});
-  IG_ASSIGN_OR_RETURN(SpawnedChild child, spawn_with_socket(argv, /*capture_stderr=*/false));
+  // Without a memory file (no memfd here) replies travel through the socket, only slower.
+  const int bulk = ::memfd_create("infergap-runner-bulk", MFD_CLOEXEC);
+  auto spawned = spawn_with_socket(argv, /*capture_stderr=*/false, bulk);
+  if (!spawned.ok() && bulk >= 0) ::close(bulk);
+  IG_RETURN_IF_ERROR(spawned.status());
   std::unique_ptr<RunnerProcess> runner(new RunnerProcess());
-  runner->pid_ = child.pid;
-  runner->sock_ = child.sock;
+  runner->pid_ = spawned->pid;
+  runner->sock_ = spawned->sock;
+  runner->bulk_fd_ = bulk;
   runner->what_ = what;
-  auto hello = runner->call({{"op", "hello"}});
+  nlohmann::json hello_request{{"op", "hello"}};
+  if (bulk >= 0) hello_request["bulk_fd"] = 4;
+  auto hello = runner->call(hello_request);
   if (!hello.ok()) return unsupported("{}: {}", what, hello.status().message());
   runner->version_ = hello->header.value("version", "");
   runner->hello_ = std::move(hello->header);
@@ -133,6 +161,7 @@ Expected<std::unique_ptr<RunnerProcess>> RunnerProcess::start(std::vector<std::s
 
 RunnerProcess::~RunnerProcess() {
   if (sock_ >= 0) ::close(sock_);  // the runner exits at end of input
+  if (bulk_fd_ >= 0) ::close(bulk_fd_);
   if (pid_ > 0) {
     ::kill(pid_, SIGKILL);
     int status;
@@ -143,6 +172,11 @@ RunnerProcess::~RunnerProcess() {
 
 Expected<RunnerProcess::Reply> RunnerProcess::call(const nlohmann::json& header,
                                                    const std::string& body) {
+  // The last reply was read: a large one's pages go back to the system.
+  struct stat st {};
+  if (bulk_fd_ >= 0 && ::fstat(bulk_fd_, &st) == 0 &&
+      static_cast<uint64_t>(st.st_size) > kKeepBulkBytes && ::ftruncate(bulk_fd_, 0) != 0)
+    return internal_error("{}: cannot empty its bulk file: {}", what_, std::strerror(errno));
   const std::string json = header.dump();
   const uint32_t hlen = static_cast<uint32_t>(json.size());
   const uint64_t blen = body.size();
@@ -162,6 +196,12 @@ Expected<RunnerProcess::Reply> RunnerProcess::call(const nlohmann::json& header,
   IG_RETURN_IF_ERROR(recv_all(sock_, reply.body.data(), rb, what_));
   reply.header = nlohmann::json::parse(rjson, nullptr, false);
   if (reply.header.is_discarded()) return internal_error("{} sent a malformed reply", what_);
+  if (auto it = reply.header.find("bulk"); it != reply.header.end()) {
+    if (!it->is_number_unsigned() || bulk_fd_ < 0 || rb != 0)
+      return internal_error("{} sent a malformed reply (bulk)", what_);
+    reply.bulk_fd = bulk_fd_;
+    reply.bulk_size = it->get<uint64_t>();
+  }
   if (!reply.header.value("ok", false)) {
     const std::string error = reply.header.value("error", std::string("unknown error"));
     // A compiler's refusal of the model is the run's verdict, like an operator it lacks.

@@ -13,8 +13,8 @@
 
 namespace ig {
 
-Expected<SpawnedChild> spawn_with_socket(const std::vector<std::string>& args,
-                                         bool capture_stderr) {
+Expected<SpawnedChild> spawn_with_socket(const std::vector<std::string>& args, bool capture_stderr,
+                                         int shared_fd) {
   int sv[2], ep[2] = {-1, -1};
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return internal_error("socketpair: {}", std::strerror(errno));
@@ -46,12 +46,17 @@ Expected<SpawnedChild> spawn_with_socket(const std::vector<std::string>& args,
     const int s = ::fcntl(sv[1], F_DUPFD, 10);
     const int e = capture_stderr ? ::fcntl(ep[1], F_DUPFD, 10) : ::fcntl(2, F_DUPFD, 10);
     const int devnull = ::open("/dev/null", O_RDONLY);
-    if (s < 0 || e < 0 || devnull < 0) ::_exit(126);
+    const int shared = shared_fd >= 0 ? ::fcntl(shared_fd, F_DUPFD, 10) : -1;
+    if (s < 0 || e < 0 || devnull < 0 || (shared_fd >= 0 && shared < 0)) ::_exit(126);
     ::dup2(devnull, 0);
     ::dup2(e, 1);
     ::dup2(e, 2);
     ::dup2(s, 3);
     ::close(s);
+    if (shared >= 0) {
+      ::dup2(shared, 4);
+      ::close(shared);
+    }
     ::close(e);
     ::close(devnull);
     ::signal(SIGPIPE, SIG_DFL);

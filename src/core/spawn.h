@@ -19,8 +19,9 @@ struct SpawnedChild {
 };
 
 // argv[0] is the executable's path. capture_stderr: pipe the child's stderr to us; otherwise it
-// shares ours.
-Expected<SpawnedChild> spawn_with_socket(const std::vector<std::string>& argv, bool capture_stderr);
+// shares ours. shared_fd, when given, is also the child's fd 4 (a memory file both sides use).
+Expected<SpawnedChild> spawn_with_socket(const std::vector<std::string>& argv, bool capture_stderr,
+                                         int shared_fd = -1);
 
 // Finds an executable on $PATH ("" when none).
 std::string find_on_path(const std::string& name);

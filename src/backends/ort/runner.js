@@ -2,8 +2,11 @@
 // `node runner.js MODULES_DIR` and talks to it over fd 3 (stdout is left to libraries).
 // Frame, both ways: u32 LE header length, JSON header, u64 LE body length, body bytes. Tensors
 // travel as raw little-endian bytes in the body; the header lists {name, dtype, dims, offset,
-// length} (strings travel in the header).
+// length} (strings travel in the header). A hello naming a "bulk_fd" (a memory file the worker
+// shares) sends each later reply's body there instead: the header says {bulk: N}, the socket's
+// body is empty (runner_process.h says why).
 'use strict';
+const fs = require('fs');
 const net = require('net');
 const path = require('path');
 
@@ -16,6 +19,7 @@ try {
 }
 
 const sessions = new Map();
+let bulkFd = null;
 const ARRAYS = {
   float32: Float32Array, float64: Float64Array, float16: Uint16Array, int8: Int8Array,
   int16: Int16Array, int32: Int32Array, int64: BigInt64Array, uint8: Uint8Array,
@@ -50,6 +54,7 @@ function toTensor(spec, body) {
 async function handle(req, body) {
   if (req.op === 'hello') {
     if (!ort) throw new Error('onnxruntime-node could not be loaded (see stderr)');
+    if (Number.isInteger(req.bulk_fd)) bulkFd = req.bulk_fd;
     return [{ version: ort.env.versions ? ort.env.versions.common : '', node: process.version }, []];
   }
   if (req.op === 'load') {
@@ -109,11 +114,30 @@ const sock = new net.Socket({ fd: 3, readable: true, writable: true });
 let pending = Buffer.alloc(0);
 let queue = Promise.resolve();
 
+// Writes the chunks to the bulk file, true when all went there.
+function writeBulk(chunks) {
+  let at = 0;
+  try {
+    for (const c of chunks) {
+      for (let done = 0; done < c.length;) done += fs.writeSync(bulkFd, c, done, c.length - done, at + done);
+      at += c.length;
+    }
+    return true;
+  } catch (e) {
+    return false;  // the socket carries it
+  }
+}
+
 function send(header, chunks) {
+  let total = chunks.reduce((n, c) => n + c.length, 0);
+  if (bulkFd !== null && total > 0 && writeBulk(chunks)) {
+    header = { ...header, bulk: total };
+    chunks = [];
+    total = 0;
+  }
   const json = Buffer.from(JSON.stringify(header));
   const head = Buffer.alloc(4);
   head.writeUInt32LE(json.length);
-  const total = chunks.reduce((n, c) => n + c.length, 0);
   const len = Buffer.alloc(8);
   len.writeBigUInt64LE(BigInt(total));
   // Tensors are written where ORT left them, not copied into one frame first: a traced run

@@ -12,6 +12,7 @@ import sys
 import numpy as np
 
 FD = 3
+BULK_FD = None  # set by the hello
 # The dtype names of the protocol (onnxruntime-node's), to numpy's.
 DTYPES = {"float32": "float32", "float64": "float64", "float16": "float16", "int8": "int8",
           "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
@@ -29,9 +30,25 @@ def read_exact(n):
     return b"".join(chunks)
 
 
+def write_bulk(chunks):
+    """Writes the chunks to the bulk file; True when all went there."""
+    at = 0
+    try:
+        for chunk in chunks:
+            view = memoryview(chunk).cast("B")
+            while view:
+                n = os.pwrite(BULK_FD, view, at)
+                view, at = view[n:], at + n
+        return True
+    except OSError:
+        return False  # the socket carries it
+
+
 def send(header, chunks=()):
+    total = sum(memoryview(c).nbytes for c in chunks)
+    if BULK_FD is not None and total and write_bulk(chunks):
+        header, chunks, total = {**header, "bulk": total}, (), 0
     head = json.dumps(header).encode()
-    total = sum(len(c) for c in chunks)
     parts = [struct.pack("<I", len(head)), head, struct.pack("<Q", total)] + list(chunks)
     for part in parts:
         view = memoryview(part).cast("B")
@@ -72,21 +89,25 @@ def outputs_reply(names, values):
             outputs.append({"name": name, "dtype": "string", "dims": list(value.shape),
                             "strings": [str(s) for s in value.reshape(-1)]})
             continue
-        data = np.ascontiguousarray(value).tobytes()
+        # The array's own bytes, not a copy: they are written once, where the reply goes.
+        data = memoryview(np.ascontiguousarray(value).reshape(-1).view(np.uint8))
         outputs.append({"name": name, "dtype": value.dtype.name, "dims": list(value.shape),
-                        "offset": offset, "length": len(data)})
-        offset += len(data)
+                        "offset": offset, "length": data.nbytes})
+        offset += data.nbytes
         chunks.append(data)
     return {"outputs": outputs}, chunks
 
 
 def serve(handle):
     """Answers requests until the worker closes fd 3; handle(req, body) -> (header, chunks)."""
+    global BULK_FD
     while True:
         (hlen,) = struct.unpack("<I", read_exact(4))
         req = json.loads(read_exact(hlen))
         (blen,) = struct.unpack("<Q", read_exact(8))
         body = read_exact(blen) if blen else b""
+        if req.get("op") == "hello" and isinstance(req.get("bulk_fd"), int):
+            BULK_FD = req["bulk_fd"]
         try:
             header, chunks = handle(req, body)
             send({"ok": True, **header}, chunks)
