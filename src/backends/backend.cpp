@@ -81,4 +81,11 @@ Status check_feeds(const Model& model, const std::map<std::string, Value>& feeds
   return Status::Ok();
 }
 
+namespace {
+bool g_verify_every_trace = false;
+}  // namespace
+
+void set_verify_every_trace(bool on) { g_verify_every_trace = on; }
+bool verify_every_trace() { return g_verify_every_trace; }
+
 }  // namespace ig

@@ -88,6 +88,15 @@ class Backend {
                                    const NodeCallback& on_node);
 };
 
+// Whether a backend that traces a run through a second computation (ORT: its executed graph with
+// every value exposed) checks each traced run's outputs against a plain run. Off (the default):
+// the first traced run per model file and input shapes, then every kTraceCheckEvery-th, and every
+// run after a check failed; a run left unchecked says so in run_note(). Process-wide, like the
+// trace budget: the worker sets it per request.
+void set_verify_every_trace(bool on);
+bool verify_every_trace();
+inline constexpr int kTraceCheckEvery = 8;
+
 // Checks feeds against the graph's declared inputs (names, kinds, dtypes, static dims); an error
 // names the input and both types.
 Status check_feeds(const Model& model, const std::map<std::string, Value>& feeds);

@@ -61,7 +61,8 @@ Expected<Tensor> tensor_from_reply(const nlohmann::json& e, const RunnerProcess:
   if (!dtype)
     return unsupported("{} output '{}' has type {}", what, e["name"].get<std::string>(), type);
   Shape shape = e["dims"].get<Shape>();
-  IG_ASSIGN_OR_RETURN(Tensor t, Tensor::create(*dtype, shape));
+  // Every byte is read from the reply below, or the tensor is dropped with an error.
+  IG_ASSIGN_OR_RETURN(Tensor t, Tensor::create_for_overwrite(*dtype, shape));
   if (*dtype == DType::kString) {
     auto strings = e["strings"].get<std::vector<std::string>>();
     for (size_t i = 0; i < strings.size() && i < t.strings().size(); ++i)

@@ -78,7 +78,7 @@ struct CampaignArgs {
   CampaignAnalysisOptions analysis;
   PlanArgs plan;
   TraceBudgetArg trace_budget;
-  bool json = false, no_report = false;
+  bool json = false, no_report = false, verify_traces = false;
 };
 
 void add_campaign_options(CLI::App* cmd, CampaignArgs& a) {
@@ -110,6 +110,7 @@ void add_campaign_options(CLI::App* cmd, CampaignArgs& a) {
   cmd->add_option("--atol", a.analysis.atol, "Absolute tolerance against the oracle")
       ->capture_default_str();
   add_trace_budget_option(cmd, &a.trace_budget);
+  add_verify_traces_flag(cmd, &a.verify_traces);
   cmd->add_option("--derive", a.derive,
                   "int8, int8-inputs, fp16, bf16 (comma-separated or repeated): also run each "
                   "model's derived models (quantize calibrated on its campaign inputs, "
@@ -140,6 +141,7 @@ StudyOptions study_options(const CampaignArgs& a, std::vector<std::string> model
   opt.shapes = a.shapes;
   opt.dims = a.dims;
   opt.all_layers = a.layers == "all";
+  opt.verify_traces = a.verify_traces;
   opt.jobs =
       a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   opt.model_inputs = variant_input_specs;

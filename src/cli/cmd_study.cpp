@@ -122,6 +122,7 @@ void add_study_run_options(CLI::App* cmd, StudyArgs& a) {
   cmd->add_option("--layers", a.layers, "Capture every node's output or only graph outputs")
       ->check(CLI::IsMember({"all", "outputs"}))
       ->capture_default_str();
+  add_verify_traces_flag(cmd, &a.opt.verify_traces);
 }
 
 // Where the results go and what is done with them, and how the work is shared out.

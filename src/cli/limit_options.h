@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "backends/backend.h"
 #include "model/limits.h"
 
 namespace ig::cli {
@@ -52,6 +53,16 @@ inline void add_trace_budget_option(CLI::App* cmd, TraceBudgetArg* arg) {
         return *bytes > 0 ? "" : "--trace-budget must be above 0";
       })
       ->capture_default_str();
+}
+
+// --verify-traces, for the commands that run studies (study, campaign).
+inline void add_verify_traces_flag(CLI::App* cmd, bool* on) {
+  cmd->add_flag("--verify-traces", *on,
+                fmt::format("Check every traced run's outputs against a plain run where a platform "
+                            "traces through another computation (ORT's executed graph). Default: "
+                            "the first traced run per model and input shapes, then every {}th; an "
+                            "unchecked run says so in its outputs' notes",
+                            kTraceCheckEvery));
 }
 
 }  // namespace ig::cli

@@ -381,6 +381,7 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
       req.model_path = job.model->path;
       req.inputs = job.input->feeds;
       req.capture.all_layers = options.all_layers;
+      req.capture.verify_traces = options.verify_traces;
       req.timeout_seconds = options.timeout_seconds;
       req.max_memory_bytes = options.max_memory_bytes;
       req.trace_budget_bytes = options.trace_budget_bytes;

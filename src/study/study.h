@@ -29,6 +29,9 @@ struct StudyOptions {
   std::string oracle;  // "" for none; run once per model and input
   int repeat = 1;
   bool all_layers = true;
+  // Check every traced run's outputs against a plain run where a platform traces through a second
+  // computation (CaptureOptions::verify_traces), not only a sample.
+  bool verify_traces = false;
   std::string host_tag;
   // Jobs in flight at once (coordinator threads); jobs on one platform still run one at a time in
   // that platform's worker, so more than the number of platforms gains nothing.

@@ -51,6 +51,14 @@ std::vector<int64_t> contiguous_strides(const Shape& shape) {
 }
 
 Expected<Tensor> Tensor::create(DType dtype, Shape shape) {
+  return allocate(dtype, std::move(shape), /*zero=*/true);
+}
+
+Expected<Tensor> Tensor::create_for_overwrite(DType dtype, Shape shape) {
+  return allocate(dtype, std::move(shape), /*zero=*/false);
+}
+
+Expected<Tensor> Tensor::allocate(DType dtype, Shape shape, bool zero) {
   if (dtype == DType::kUndefined || !is_valid_dtype(static_cast<int32_t>(dtype))) {
     return invalid_argument("undefined element type");
   }
@@ -71,7 +79,7 @@ Expected<Tensor> Tensor::create(DType dtype, Shape shape) {
   } else {
     const size_t bytes = static_cast<size_t>(n) * elem;
     auto* p = static_cast<std::byte*>(::operator new[](bytes ? bytes : 1, std::align_val_t{64}));
-    std::memset(p, 0, bytes);
+    if (zero) std::memset(p, 0, bytes);
     t.bytes_ = std::shared_ptr<std::byte[]>(p, AlignedDelete{});
   }
   return t;

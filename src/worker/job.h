@@ -15,6 +15,9 @@ namespace ig {
 struct CaptureOptions {
   bool all_layers = true;    // every node's outputs, not only the graph outputs
   bool keep_tensors = true;  // keep tensor data, not only hashes
+  // A backend that traces through a second computation (ORT's executed graph) checks every traced
+  // run's outputs against a plain run, not only a sample (backends/backend.h).
+  bool verify_traces = false;
 };
 
 struct RunRequest {

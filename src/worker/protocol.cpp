@@ -206,6 +206,7 @@ std::string encode_request(const RunRequest& req) {
   }
   w.u32(req.capture.all_layers ? 1 : 0);
   w.u32(req.capture.keep_tensors ? 1 : 0);
+  w.u32(req.capture.verify_traces ? 1 : 0);
   w.f64(req.timeout_seconds);
   w.u64(req.max_memory_bytes);
   w.u32(req.support_only ? 1 : 0);
@@ -225,8 +226,10 @@ Expected<RunRequest> decode_request(const std::string& payload) {
   }
   IG_ASSIGN_OR_RETURN(uint32_t all, r.u32());
   IG_ASSIGN_OR_RETURN(uint32_t keep, r.u32());
+  IG_ASSIGN_OR_RETURN(uint32_t verify, r.u32());
   req.capture.all_layers = all != 0;
   req.capture.keep_tensors = keep != 0;
+  req.capture.verify_traces = verify != 0;
   IG_ASSIGN_OR_RETURN(req.timeout_seconds, r.f64());
   IG_ASSIGN_OR_RETURN(req.max_memory_bytes, r.u64());
   IG_ASSIGN_OR_RETURN(uint32_t support_only, r.u32());

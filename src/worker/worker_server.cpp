@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/backend.h"
 #include "core/process_memory.h"
 #include "platform/catalog.h"
 #include "platform/registry.h"
@@ -90,6 +91,7 @@ int serve(int fd, const std::string& platform, char** argv) {
       result.reason = request.status().message();
     } else {
       set_trace_budget_bytes(request->trace_budget_bytes);  // for a backend that bounds its trace
+      set_verify_every_trace(request->capture.verify_traces);
       bool sent = true;
       result = run_with_backend(**backend, *request, [&](TracedTensor&& t) {
         if (sent) sent = wire::send_frame(fd, wire::MsgType::kTrace, wire::encode_traced(t)).ok();

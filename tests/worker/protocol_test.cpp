@@ -57,11 +57,15 @@ TEST(Protocol, RequestCarriesItsLimitsAndTraceBudget) {
   req.max_memory_bytes = 12345;
   req.trace_budget_bytes = 65536;
   req.support_only = true;
+  req.capture.verify_traces = true;
   auto back = wire::decode_request(wire::encode_request(req));
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->max_memory_bytes, 12345u);
   EXPECT_EQ(back->trace_budget_bytes, 65536u);
   EXPECT_TRUE(back->support_only);
+  EXPECT_TRUE(back->capture.verify_traces);
+  req.capture.verify_traces = false;
+  EXPECT_FALSE(wire::decode_request(wire::encode_request(req))->capture.verify_traces);
 }
 
 // A coordinator over its trace budget spilled the traced value: the output naming it still

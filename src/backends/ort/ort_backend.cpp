@@ -307,9 +307,43 @@ Expected<std::map<std::string, Tensor>> OrtBackend::trace_copy(
   return values;
 }
 
+namespace {
+
+// A traced run's key for the sample of checked ones: the model file version and the feeds' shapes.
+std::string trace_key(const Model& model, const std::map<std::string, Value>& feeds) {
+  std::string key = model_file_key(model.path);
+  for (const auto& [name, v] : feeds)
+    key += "|" + name + (v.is_tensor() ? shape_to_string(v.tensor.shape()) : std::string("?"));
+  return key;
+}
+
+// Said of a graph output the executed graph gave on a run not checked against a plain one.
+std::string unchecked_note() {
+  return fmt::format(
+      "outputs from ORT's executed graph with its values exposed, not checked against a plain "
+      "run on this run (checked on the first traced run of this model and input shapes, then "
+      "every {}th; --verify-traces checks every run)",
+      kTraceCheckEvery);
+}
+
+bool produces_graph_output(const Model& model, const Node& node) {
+  for (const auto& o : model.graph.outputs)
+    if (std::find(node.outputs.begin(), node.outputs.end(), o.name) != node.outputs.end())
+      return true;
+  return false;
+}
+
+}  // namespace
+
+bool OrtBackend::check_this_trace(const Model& model, const std::map<std::string, Value>& feeds) {
+  const std::string key = trace_key(model, feeds);
+  const int64_t n = traced_runs_[key]++;
+  return verify_every_trace() || check_always_.count(key) != 0 || n % kTraceCheckEvery == 0;
+}
+
 Expected<bool> OrtBackend::trace_executed(const Model& model,
                                           const std::map<std::string, Value>& feeds,
-                                          const std::map<std::string, Tensor>& plain,
+                                          std::map<std::string, Tensor>* outputs,
                                           const NodeCallback& on_node, std::string* why) {
   auto e = executed(model);
   if (!e.ok()) {
@@ -317,8 +351,9 @@ Expected<bool> OrtBackend::trace_executed(const Model& model,
     return false;
   }
   const ExecutedPlan& plan = (*e)->plan;
-  std::vector<std::string> outputs;
-  for (const auto& [name, t] : plain) outputs.push_back(name);
+  const bool checked = !outputs->empty();
+  std::vector<std::string> names;
+  for (const auto& o : model.graph.outputs) names.push_back(o.name);
   for (size_t c = 0; c < (*e)->chunks.size(); ++c) {
     const auto& [first, last, path] = (*e)->chunks[c];
     auto key = session(model, Kind::kExecuted, path);
@@ -328,7 +363,7 @@ Expected<bool> OrtBackend::trace_executed(const Model& model,
       executed_.at(model_file_key(model.path)) = key.status();  // not tried again
       return false;
     }
-    auto ran = run_session(*key, feeds, chunk_fetch(outputs, plan.fetch_of, {first, last}));
+    auto ran = run_session(*key, feeds, chunk_fetch(names, plan.fetch_of, {first, last}));
     if (!ran.ok()) {
       // Before any value is reported, an executed graph ORT cannot run falls back like one whose
       // outputs differ: the plain run stands, the unfused copy is traced.
@@ -337,8 +372,18 @@ Expected<bool> OrtBackend::trace_executed(const Model& model,
       return false;
     }
     auto& values = *ran;
-    // Every run of the executed graph is checked, each chunk's too.
-    for (const auto& [name, t] : plain) {
+    if (!checked && c == 0) {
+      for (const auto& name : names) {
+        auto it = values.find(name);
+        if (it == values.end()) {
+          *why = fmt::format("the optimized graph gave no graph output '{}'", name);
+          return false;
+        }
+        (*outputs)[name] = it->second;
+      }
+    }
+    // Every chunk's graph outputs are checked against the plain run's, or the first chunk's.
+    for (const auto& [name, t] : *outputs) {
       auto it = values.find(name);
       if (it != values.end() && it->second.bitwise_equal(t)) continue;
       if (c > 0)  // earlier chunks are reported already: no fallback can replace them
@@ -350,6 +395,7 @@ Expected<bool> OrtBackend::trace_executed(const Model& model,
           "graph output '{}' of the optimized graph, run with its values exposed, "
           "differs from the plain session's",
           name);
+      check_always_.insert(trace_key(model, feeds));
       return false;
     }
     for (size_t n = first; n < last; ++n) {
@@ -364,7 +410,15 @@ Expected<bool> OrtBackend::trace_executed(const Model& model,
         outs[i] = Value::of(std::move(it->second));
         any = true;
       }
-      if (any) on_node(node, outs, plan.reports[n]);
+      if (!any) continue;
+      if (checked || !produces_graph_output(model, node)) {
+        on_node(node, outs, plan.reports[n]);
+        continue;
+      }
+      // The trace carries the graph outputs (the run's outputs refer to it): it says so there.
+      NodeReport report = plan.reports[n];
+      report.note += (report.note.empty() ? "" : "; ") + unchecked_note();
+      on_node(node, outs, report);
     }
   }
   return true;
@@ -377,6 +431,7 @@ Expected<std::vector<Value>> OrtBackend::run_values(const Model& model,
   std::vector<std::string> outputs;
   for (const auto& o : model.graph.outputs) outputs.push_back(o.name);
   std::map<std::string, Tensor> final_values;
+  run_note_.clear();
   if (on_node && options_.opt == "disabled") {
     // Without optimization nothing is fused: the traced copy computes exactly the plain run.
     IG_ASSIGN_OR_RETURN(auto values, trace_copy(model, feeds, on_node, ""));
@@ -384,12 +439,26 @@ Expected<std::vector<Value>> OrtBackend::run_values(const Model& model,
                     [&](const std::string& n) { return values.count(n) != 0; }))
       final_values = std::move(values);
   }
+  // An unchecked traced run: the executed graph alone, its outputs the run's. Where it cannot
+  // serve (no executed graph, a failed run), the plain run and the unfused copy do, as below.
+  std::string why;
+  const bool unchecked = final_values.empty() && on_node && !check_this_trace(model, feeds);
+  if (unchecked) {
+    IG_ASSIGN_OR_RETURN(bool traced, trace_executed(model, feeds, &final_values, on_node, &why));
+    if (traced) {
+      run_note_ = unchecked_note();  // for an output the executed graph's trace does not map
+    } else {
+      final_values.clear();
+    }
+  }
   if (final_values.empty()) {
     IG_ASSIGN_OR_RETURN(std::string key, session(model, Kind::kPlain));
     IG_ASSIGN_OR_RETURN(final_values, run_session(key, feeds, outputs));
     if (on_node && options_.opt != "disabled") {
-      std::string why;
-      IG_ASSIGN_OR_RETURN(bool traced, trace_executed(model, feeds, final_values, on_node, &why));
+      bool traced = false;
+      if (!unchecked) {
+        IG_ASSIGN_OR_RETURN(traced, trace_executed(model, feeds, &final_values, on_node, &why));
+      }
       if (!traced)
         IG_RETURN_IF_ERROR(
             trace_copy(model, feeds, on_node, "unfused copy, not the executed graph: " + why)

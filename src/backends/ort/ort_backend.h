@@ -5,6 +5,9 @@
 // optimization) with its values exposed, mapped back onto the original nodes
 // (ort_executed_graph.h); the run's graph outputs must be bit-identical to the plain session's.
 // Where that fails, an unfused copy of the model is traced instead and every traced value says so.
+// The plain session runs beside it on a sample of traced runs (backends/backend.h:
+// verify_every_trace): on the others the executed graph's outputs are the run's, and run_note()
+// says they were not checked.
 // Memory: the optimized graph is saved with its weights in a file beside it (the worker edits
 // only the graph); traced values come from as few runs as half the trace budget allows,
 // each exposing a chunk of them; and the runner keeps its sessions loaded (a run costs no load)
@@ -45,6 +48,8 @@ class OrtBackend : public Backend {
   Expected<std::vector<Value>> run_values(const Model& model,
                                           const std::map<std::string, Value>& feeds,
                                           const NodeCallback& on_node) override;
+  // Set when the last run's outputs came from the executed graph unchecked.
+  std::string run_note() const override { return run_note_; }
 
   // The most bytes of traced values one run of the executed graph exposes (half the trace budget
   // where one is given): more are exposed by further graphs, each run in turn. ORT,
@@ -81,10 +86,13 @@ class OrtBackend : public Backend {
   // The executed graph's plan and file; an error says why the optimized graph cannot be traced.
   Expected<const Executed*> executed(const Model& model);
   // Traces the run through the executed graph; false (with *why) when its graph outputs are not
-  // the plain session's, bit for bit.
+  // the plain session's in *outputs, bit for bit. With *outputs empty (an unchecked run) they are
+  // filled with the executed graph's own.
   Expected<bool> trace_executed(const Model& model, const std::map<std::string, Value>& feeds,
-                                const std::map<std::string, Tensor>& plain,
-                                const NodeCallback& on_node, std::string* why);
+                                std::map<std::string, Tensor>* outputs, const NodeCallback& on_node,
+                                std::string* why);
+  // Whether this traced run's outputs are checked against a plain run (counts the run).
+  bool check_this_trace(const Model& model, const std::map<std::string, Value>& feeds);
   Expected<std::map<std::string, Tensor>> trace_copy(const Model& model,
                                                      const std::map<std::string, Value>& feeds,
                                                      const NodeCallback& on_node,
@@ -103,6 +111,11 @@ class OrtBackend : public Backend {
   std::string dir_;
   std::map<std::string, Expected<Executed>> executed_;  // by model identity
   int next_key_ = 0;                                    // the runner's name for the next session
+  // Traced runs so far, by model file version and input shapes; the keys whose check failed are
+  // checked on every run after it.
+  std::map<std::string, int64_t> traced_runs_;
+  std::set<std::string> check_always_;
+  std::string run_note_;
 };
 
 // Writes a copy of `model_path` whose graph outputs are followed by every main-graph node output

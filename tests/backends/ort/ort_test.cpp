@@ -6,6 +6,7 @@
 #include <set>
 
 #include "../../support/onnx_builder.h"
+#include "backends/backend.h"
 #include "inputs/random_input.h"
 #include "model/onnx_model.h"
 #include "residual_model.h"
@@ -96,6 +97,32 @@ TEST_F(OrtTest, TracingNeverChangesTheGraphOutputs) {
   const RunResult eager = pool.run(request("ort:opt=disabled"));
   EXPECT_EQ(eager.trace.back().value, "logits");
   EXPECT_EQ(eager.trace.back().hash, eager.outputs[0].hash);
+}
+
+// A traced run at opt=all is checked against a plain run on the first run of a model and input
+// shapes and every 8th after it; the runs between take the executed graph's outputs and say so.
+// Every one gives the plain run's bits; --verify-traces checks them all.
+TEST_F(OrtTest, UncheckedTracedRunsSaySoAndGiveThePlainBits) {
+  const RunResult plain = pool.run(request("ort:opt=all", false));
+  ASSERT_EQ(plain.verdict, Verdict::kOk) << plain.reason;
+  EXPECT_EQ(plain.outputs[0].note, "");
+  for (bool verify : {false, true}) {
+    RunRequest r = request("ort:opt=all");
+    r.capture.verify_traces = verify;
+    pool.restart("ort:opt=all");  // the count starts again with a fresh worker
+    std::vector<bool> unchecked;
+    for (int i = 0; i < kTraceCheckEvery + 2; ++i) {
+      const RunResult traced = pool.run(r);
+      ASSERT_EQ(traced.verdict, Verdict::kOk) << traced.reason;
+      EXPECT_EQ(traced.outputs[0].hash, plain.outputs[0].hash) << "run " << i;
+      EXPECT_FALSE(traced.trace.empty());
+      unchecked.push_back(traced.outputs[0].note.find("not checked against a plain run") !=
+                          std::string::npos);
+    }
+    std::vector<bool> expected(unchecked.size(), !verify);
+    expected[0] = expected[kTraceCheckEvery] = false;
+    EXPECT_EQ(unchecked, expected) << "verify_traces=" << verify;
+  }
 }
 
 // ORT reads an input where it lies and its ReduceMean over 64 floats gives other bits for another
