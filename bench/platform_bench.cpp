@@ -48,6 +48,10 @@ const BenchPlatform kPlatforms[] = {
     {"onednn_untraced", "onednn:threads=1,fallback=ref", false},
     {"onednn_traced", "onednn:threads=1,fallback=ref", true},
     {"ort_all_traced", "ort:opt=all,threads=1", true},
+    // PyPI's ORT in python: the same capture through another binding (node copies every output
+    // into a JavaScript array).
+    {"ort131_untraced", "ort:opt=all,threads=1,version=1.31", false},
+    {"ort131_traced", "ort:opt=all,threads=1,version=1.31", true},
     {"ref_blas_openblas", "blas:lib=openblas,threads=1", false},
     {"ref_lanes8", "ref:acc=lanes8", false},
 };

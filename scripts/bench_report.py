@@ -120,18 +120,20 @@ for m, w, e in errs:
 print()
 
 print("Capture overhead (traced / untraced - 1, same run):\n")
-print("| model | layers captured | oneDNN | ONNX Runtime |")
-print("|---|---:|---:|---:|")
+print("| model | layers captured | oneDNN | ONNX Runtime (npm, node.js) | ONNX Runtime 1.31 (PyPI, python) |")
+print("|---|---:|---:|---:|---:|")
 for model, _ in MODELS:
     r = plat.get(model, {})
     def over(t, u):
         return f"{(r[t]['real_time'] / r[u]['real_time'] - 1) * 100:+.0f}%" if t in r and u in r else "-"
     layers = int(r["onednn_traced"].get("layers", 0)) if "onednn_traced" in r else "-"
     print(f"| {model} | {layers} | {over('onednn_traced', 'onednn_untraced')} | "
-          f"{over('ort_all_traced', 'ort_all_untraced_baseline')} |")
+          f"{over('ort_all_traced', 'ort_all_untraced_baseline')} | "
+          f"{over('ort131_traced', 'ort131_untraced')} |")
 print("\n(oneDNN traced hashes the plain tensor it already produces for every layer; ONNX Runtime "
-      "traced runs the plain session, then the graph ORT optimized with the values it executes "
-      "exposed, and checks the two runs' graph outputs bit for bit (docs/PLATFORMS.md \"ORT per-layer capture "
+      "traced runs the graph ORT optimized with the values it executes exposed; the plain session "
+      "runs beside it and the two runs' graph outputs are checked bit for bit on the first traced "
+      "run of a model and input shapes and every 8th (docs/PLATFORMS.md \"ORT per-layer capture "
       "and fusion\"). An overhead near or below zero means the spread between repetitions on this "
       "shared machine exceeds the cost of hashing.)\n")
 
@@ -277,7 +279,8 @@ print("## Goals (issue [Benchmarks]; targets, not tests)\n")
 print("| goal | measured | met |")
 print("|---|---|---|")
 for label, what, limit in (("oneDNN traced <= 1.15x baseline", "onednn_traced", 1.15),
-                           ("ref fp32 (OpenBLAS) <= 3x baseline", "ref_blas_openblas", 3.0)):
+                           ("ref fp32 (OpenBLAS) <= 3x baseline", "ref_blas_openblas", 3.0),
+                           ("ORT traced <= 2x ORT untraced (issue [Speed])", "ort_all_traced", 2.0)):
     vals = {m: ratio(m, what) for m, _ in MODELS}
     met = [m for m, v in vals.items() if v is not None and v <= limit]
     text = ", ".join(f"{m} {v:.2f}" for m, v in vals.items() if v is not None)
