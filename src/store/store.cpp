@@ -21,13 +21,14 @@ struct Stats {
   int64_t nan = 0, inf = 0;
 };
 
-Stats summarize(const Tensor& t) {
+// Over the elements in order, each as a double; `at(i)` reads element i.
+template <typename At>
+Stats summarize_elements(int64_t n, At at) {
   Stats s;
-  if (!t.defined() || t.dtype() == DType::kString) return s;
   double sum = 0;
   int64_t finite = 0;
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    const double v = t.as_double(i);
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = at(i);
     if (std::isnan(v)) {
       ++s.nan;
     } else if (std::isinf(v)) {
@@ -41,6 +42,21 @@ Stats summarize(const Tensor& t) {
   }
   if (finite) s.mean = sum / static_cast<double>(finite);
   return s;
+}
+
+Stats summarize(const Tensor& t) {
+  if (!t.defined() || t.dtype() == DType::kString) return Stats{};
+  // The common dtypes read typed: every stored value is summarized, and the per-element dtype
+  // switch of as_double was a tenth of a campaign's coordinator time. Same values, same order.
+  if (t.dtype() == DType::kFloat32) {
+    const float* p = t.data<float>();
+    return summarize_elements(t.numel(), [p](int64_t i) { return static_cast<double>(p[i]); });
+  }
+  if (t.dtype() == DType::kFloat64) {
+    const double* p = t.data<double>();
+    return summarize_elements(t.numel(), [p](int64_t i) { return p[i]; });
+  }
+  return summarize_elements(t.numel(), [&t](int64_t i) { return t.as_double(i); });
 }
 
 void bind_real_or_null(sql::Stmt& st, int i, double v) {

@@ -79,7 +79,8 @@ Expected<Tensor> decode_tensor_bytes(std::string_view blob, DType dtype, const S
                                      TensorCodec codec, const Tensor* reference) {
   if (codec == TensorCodec::kXorPlanesZstd)
     IG_RETURN_IF_ERROR(check_reference(reference, dtype, shape));
-  IG_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape));
+  // Every byte is decompressed into it below, or it is dropped with an error.
+  IG_ASSIGN_OR_RETURN(Tensor t, Tensor::create_for_overwrite(dtype, shape));
   const size_t nbytes = t.nbytes();
   std::unique_ptr<std::byte[]> planes;
   std::byte* target = t.raw();

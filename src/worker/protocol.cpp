@@ -144,7 +144,8 @@ Expected<Tensor> Reader::tensor() {
   for (auto& d : shape) {
     IG_ASSIGN_OR_RETURN(d, i64());
   }
-  IG_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape));
+  // Every byte is read from the message below, or the tensor is dropped with an error.
+  IG_ASSIGN_OR_RETURN(Tensor t, Tensor::create_for_overwrite(dtype, shape));
   if (dtype == DType::kString) {
     for (auto& s : t.strings()) {
       IG_ASSIGN_OR_RETURN(s, str());
