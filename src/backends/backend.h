@@ -91,8 +91,9 @@ class Backend {
 // Whether a backend that traces a run through a second computation (ORT: its executed graph with
 // every value exposed) checks each traced run's outputs against a plain run. Off (the default):
 // the first traced run per model file and input shapes, then every kTraceCheckEvery-th, and every
-// run after a check failed; a run left unchecked says so in run_note(). Process-wide, like the
-// trace budget: the worker sets it per request.
+// run after a check failed; a run left unchecked says so in the note of the traced node producing
+// each graph output (in run_note() where none does). Process-wide, like the trace budget: the
+// worker sets it per request.
 void set_verify_every_trace(bool on);
 bool verify_every_trace();
 inline constexpr int kTraceCheckEvery = 8;

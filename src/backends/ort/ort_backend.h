@@ -6,8 +6,9 @@
 // (ort_executed_graph.h); the run's graph outputs must be bit-identical to the plain session's.
 // Where that fails, an unfused copy of the model is traced instead and every traced value says so.
 // The plain session runs beside it on a sample of traced runs (backends/backend.h:
-// verify_every_trace): on the others the executed graph's outputs are the run's, and run_note()
-// says they were not checked.
+// verify_every_trace): on the others the executed graph's outputs are the run's, and the note of
+// the node producing each (run_note() for an output no traced node carries) says they were not
+// checked.
 // Memory: the optimized graph is saved with its weights in a file beside it (the worker edits
 // only the graph); traced values come from as few runs as half the trace budget allows,
 // each exposing a chunk of them; and the runner keeps its sessions loaded (a run costs no load)
@@ -48,7 +49,8 @@ class OrtBackend : public Backend {
   Expected<std::vector<Value>> run_values(const Model& model,
                                           const std::map<std::string, Value>& feeds,
                                           const NodeCallback& on_node) override;
-  // Set when the last run's outputs came from the executed graph unchecked.
+  // Set when the last run's outputs came from the executed graph unchecked: the note for a graph
+  // output the trace does not carry.
   std::string run_note() const override { return run_note_; }
 
   // The most bytes of traced values one run of the executed graph exposes (half the trace budget
