@@ -44,7 +44,15 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
       std::vector<std::string> hows = {"add0", "mul1", "identity", "cast2"};
       if (it->second.rank >= 1) hows.push_back("reshape2");
       if (it->second.rank >= 2) hows.push_back("transpose2");
-      insert.push_back({"insert", {{"value", o}, {"how", pick(rng, hows)}}});
+      const auto axes = splittable_axes(it->second);
+      if (!axes.empty()) {
+        hows.push_back("split2");
+        hows.push_back("slice2");
+      }
+      Mutation m{"insert", {{"value", o}, {"how", pick(rng, hows)}}};
+      if (m.params["how"] == "split2" || m.params["how"] == "slice2")
+        m.params["axis"] = std::to_string(pick(rng, axes));
+      insert.push_back(std::move(m));
     }
   }
   bool has_fp32 = false;
@@ -61,6 +69,7 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
                        {"seed", std::to_string(rng.next())}}});
   }
   if (has_fp32) cast.push_back({"cast", {{"to", rng.below(2) == 0 ? "float16" : "double"}}});
+  auto rewrites = graph_rewrite_candidates(model, rng);
   return {act,
           pool,
           insert,
@@ -71,7 +80,10 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
           precision_candidates(model, rng),
           pad_split_candidates(model, rng),
           decompose_candidates(model, rng),
-          edge_candidates(model, rng)};
+          edge_candidates(model, rng),
+          std::move(rewrites[0]),
+          std::move(rewrites[1]),
+          std::move(rewrites[2])};
 }
 
 }  // namespace

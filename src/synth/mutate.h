@@ -17,10 +17,11 @@ namespace ig {
 // One mutation, fully determined by its kind and parameters (no hidden randomness).
 //   activation  node=NAME to=OP                  swap a unary activation
 //   pool        node=NAME to=MaxPool|AveragePool swap pooling
-//   insert      value=V how=add0|mul1|identity|transpose2|reshape2|cast2
+//   insert      value=V how=add0|mul1|identity|transpose2|reshape2|cast2|split2|slice2 [axis=A]
 //                                                 semantics-preserving insertion (round trips
 //                                                 through a reversed Transpose, a flattening
-//                                                 Reshape, a float64 Cast)
+//                                                 Reshape, a float64 Cast, a Split or two Slices
+//                                                 along A and a Concat)
 //   reinit      init=NAME dist=normal|uniform a=.. b=.. seed=S  redraw a float initializer
 //   cast        to=float16|double                whole model in another precision
 //   attr        node=NAME key=K value=V seed=S   Conv/Pool/Gemm attribute, weights regenerated
@@ -36,6 +37,12 @@ namespace ig {
 //                                                 mutate_pads.cpp)
 //   decompose   node=NAME                        an operator as the primitives that define it
 //                                                 (Softmax, HardSwish, Gelu, LayerNormalization)
+//   bnunfold    node=CONV seed=S                 a BatchNormalization with drawn statistics
+//                                                 after the Conv, whose weights absorb its inverse
+//   bnfold      node=BN                          the BatchNormalization folded into its Conv
+//   constsub    init=NAME how=transpose|scale2   the initializer computed by a constant subgraph
+//                                                 (stored transposed, or halved, and restored):
+//                                                 mutate_graph.cpp
 //   edge        input=NAME lo=A hi=B             the input drawn uniformly from [A, B], a range
 //                                                 that drives the operator reading it into its
 //                                                 tails (mutate_edge.cpp)

@@ -105,7 +105,7 @@ Status decompose_node(onnx::ModelProto& model, const Mutation& m) {
   const auto types = value_types(model);
   if (const std::string why = why_not(model, n, types); !why.empty())
     return invalid_argument("decompose: {} '{}': {}", n.op_type(), n.name(), why);
-  const ValueType t = types.at(n.input(0));
+  const ValueType& t = types.at(n.input(0));
   auto* g = model.mutable_graph();
   Decomposition d(*g, n, default_opset(model), t.elem_type);
   const std::string& x = n.input(0);

@@ -10,20 +10,15 @@
 #include "synth/mutate.h"
 #include "synth/mutate_util.h"
 #include "synth/quantize_model.h"
+#include "synth/quantize_util.h"
 
 namespace ig {
 
 namespace {
 
-Expected<std::string> param(const Mutation& m, const std::string& key) {
-  auto it = m.params.find(key);
-  if (it == m.params.end()) return invalid_argument("{}: missing parameter '{}'", m.kind, key);
-  return it->second;
-}
-
 Status swap_activation(onnx::ModelProto& model, const Mutation& m) {
-  IG_ASSIGN_OR_RETURN(std::string name, param(m, "node"));
-  IG_ASSIGN_OR_RETURN(std::string to, param(m, "to"));
+  IG_ASSIGN_OR_RETURN(std::string name, mutation_param(m, "node"));
+  IG_ASSIGN_OR_RETURN(std::string to, mutation_param(m, "to"));
   IG_ASSIGN_OR_RETURN(int i, node_index(model.graph(), name));
   auto* n = model.mutable_graph()->mutable_node(i);
   if (!is_activation(n->op_type()) || !is_activation(to))
@@ -34,8 +29,8 @@ Status swap_activation(onnx::ModelProto& model, const Mutation& m) {
 }
 
 Status swap_pool(onnx::ModelProto& model, const Mutation& m) {
-  IG_ASSIGN_OR_RETURN(std::string name, param(m, "node"));
-  IG_ASSIGN_OR_RETURN(std::string to, param(m, "to"));
+  IG_ASSIGN_OR_RETURN(std::string name, mutation_param(m, "node"));
+  IG_ASSIGN_OR_RETURN(std::string to, mutation_param(m, "to"));
   IG_ASSIGN_OR_RETURN(int i, node_index(model.graph(), name));
   auto* n = model.mutable_graph()->mutable_node(i);
   if (!is_swappable_pool(*n) || (to != "MaxPool" && to != "AveragePool") || to == n->op_type())
@@ -52,8 +47,8 @@ Status swap_pool(onnx::ModelProto& model, const Mutation& m) {
 }
 
 Status insert_identity(onnx::ModelProto& model, const Mutation& m) {
-  IG_ASSIGN_OR_RETURN(std::string value, param(m, "value"));
-  IG_ASSIGN_OR_RETURN(std::string how, param(m, "how"));
+  IG_ASSIGN_OR_RETURN(std::string value, mutation_param(m, "value"));
+  IG_ASSIGN_OR_RETURN(std::string how, mutation_param(m, "how"));
   auto types = value_types(model);
   auto it = types.find(value);
   if (it == types.end() || !is_float_type(it->second.elem_type))
@@ -103,6 +98,10 @@ Status insert_identity(onnx::ModelProto& model, const Mutation& m) {
     back.set_i(it->second.elem_type);
     *node("Cast", {value}, tag + "_wide")->add_attribute() = wide;
     *node("Cast", {tag + "_wide"}, out)->add_attribute() = back;
+  } else if (how == "split2" || how == "slice2") {
+    IG_ASSIGN_OR_RETURN(std::string axis, mutation_param(m, "axis"));
+    IG_ASSIGN_OR_RETURN(nodes, split_round_trip(*g, default_opset(model), value, it->second, how,
+                                                std::stoll(axis), tag, out));
   } else {
     return invalid_argument("insert: unknown how '{}'", how);
   }
@@ -110,11 +109,11 @@ Status insert_identity(onnx::ModelProto& model, const Mutation& m) {
 }
 
 Status reinit(onnx::ModelProto& model, const Mutation& m) {
-  IG_ASSIGN_OR_RETURN(std::string name, param(m, "init"));
-  IG_ASSIGN_OR_RETURN(std::string dist, param(m, "dist"));
-  IG_ASSIGN_OR_RETURN(std::string a_text, param(m, "a"));
-  IG_ASSIGN_OR_RETURN(std::string b_text, param(m, "b"));
-  IG_ASSIGN_OR_RETURN(std::string seed_text, param(m, "seed"));
+  IG_ASSIGN_OR_RETURN(std::string name, mutation_param(m, "init"));
+  IG_ASSIGN_OR_RETURN(std::string dist, mutation_param(m, "dist"));
+  IG_ASSIGN_OR_RETURN(std::string a_text, mutation_param(m, "a"));
+  IG_ASSIGN_OR_RETURN(std::string b_text, mutation_param(m, "b"));
+  IG_ASSIGN_OR_RETURN(std::string seed_text, mutation_param(m, "seed"));
   const double a = std::stod(a_text), b = std::stod(b_text);
   for (auto& init : *model.mutable_graph()->mutable_initializer()) {
     if (init.name() != name) continue;
@@ -165,6 +164,9 @@ Status apply_mutation(onnx::ModelProto& model, const Mutation& m) {
     if (m.kind == "padsplit") st = split_pads(model, m);
     if (m.kind == "decompose") st = decompose_node(model, m);
     if (m.kind == "edge") st = edge_input(model, m);
+    if (m.kind == "bnunfold") st = unfold_batch_norm(model, m);
+    if (m.kind == "bnfold") st = fold_batch_norm(model, m);
+    if (m.kind == "constsub") st = constant_subgraph(model, m);
   } catch (const std::exception& e) {  // std::stod and friends on a hand-edited lineage
     st = invalid_argument("{}: bad parameter: {}", m.kind, e.what());
   }

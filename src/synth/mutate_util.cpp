@@ -7,6 +7,7 @@
 
 #include "inputs/rng.h"
 #include "model/tensor_proto.h"
+#include "synth/mutate.h"
 
 namespace ig {
 
@@ -15,7 +16,11 @@ namespace {
 void note_type(std::map<std::string, ValueType>& out, const onnx::ValueInfoProto& vi) {
   if (!vi.type().has_tensor_type()) return;
   const auto& tt = vi.type().tensor_type();
-  out[vi.name()] = {tt.elem_type(), tt.has_shape() ? tt.shape().dim_size() : -1};
+  ValueType t{tt.elem_type(), tt.has_shape() ? tt.shape().dim_size() : -1, {}};
+  if (tt.has_shape())
+    for (const auto& d : tt.shape().dim())
+      t.dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : -1);
+  out[vi.name()] = std::move(t);
 }
 
 // Makes every node input named `from` read `to`, except in nodes named in `skip`.
@@ -56,8 +61,15 @@ std::map<std::string, ValueType> value_types(const onnx::ModelProto& model) {
   for (const auto& vi : g.input()) note_type(out, vi);
   for (const auto& vi : g.value_info()) note_type(out, vi);
   for (const auto& vi : g.output()) note_type(out, vi);
-  for (const auto& t : g.initializer()) out[t.name()] = {t.data_type(), t.dims_size()};
+  for (const auto& t : g.initializer())
+    out[t.name()] = {t.data_type(), t.dims_size(), {t.dims().begin(), t.dims().end()}};
   return out;
+}
+
+Expected<std::string> mutation_param(const Mutation& m, const std::string& key) {
+  auto it = m.params.find(key);
+  if (it == m.params.end()) return invalid_argument("{}: missing parameter '{}'", m.kind, key);
+  return it->second;
 }
 
 bool is_float_type(int t) {

@@ -12,8 +12,9 @@
 namespace ig {
 
 struct ValueType {
-  int elem_type = 0;  // onnx::TensorProto::DataType
-  int rank = -1;      // -1: unknown
+  int elem_type = 0;          // onnx::TensorProto::DataType
+  int rank = -1;              // -1: unknown
+  std::vector<int64_t> dims;  // `rank` entries where known, -1 for a symbolic or unknown dim
 };
 
 // Types of every value the (non-strict) shape inference can see, initializers included.
@@ -44,6 +45,8 @@ void sync_initializer_inputs(onnx::GraphProto& g);
 
 struct Mutation;
 class Rng;
+// A mutation's parameter; an error naming the kind and the key when it is missing.
+Expected<std::string> mutation_param(const Mutation& m, const std::string& key);
 // attr(node=,key=kernel|stride|pads|dilation|group|channels,value=,seed=): mutate_attrs.cpp.
 Status mutate_attribute(onnx::ModelProto& model, const Mutation& m);
 std::vector<Mutation> attribute_candidates(const onnx::ModelProto& model, Rng& rng);
@@ -69,6 +72,23 @@ struct EdgeRange {
 const std::map<std::string, std::vector<EdgeRange>>& edge_ranges();
 Status edge_input(onnx::ModelProto& model, const Mutation& m);
 std::vector<Mutation> edge_candidates(const onnx::ModelProto& model, Rng& rng);
+// Graph rewrites optimizers undo or make (mutate_graph.cpp): bnunfold(node=CONV,seed=) a
+// BatchNormalization with drawn statistics after a Conv whose weights absorb its inverse;
+// bnfold(node=BN) a BatchNormalization folded into the Conv before it; constsub(init=,how=
+// transpose|scale2) an initializer computed by a constant subgraph.
+Status unfold_batch_norm(onnx::ModelProto& model, const Mutation& m);
+Status fold_batch_norm(onnx::ModelProto& model, const Mutation& m);
+Status constant_subgraph(onnx::ModelProto& model, const Mutation& m);
+// One list per kind (bnunfold, bnfold, constsub); constsub draws one initializer.
+std::vector<std::vector<Mutation>> graph_rewrite_candidates(const onnx::ModelProto& model,
+                                                            Rng& rng);
+// insert how=split2|slice2: the nodes that cut `value` in two along `axis` (Split, or two
+// Slices) and Concat it back into `out`; the axis' dim must be known and at least 2.
+Expected<std::vector<onnx::NodeProto>> split_round_trip(
+    onnx::GraphProto& g, int64_t opset, const std::string& value, const ValueType& type,
+    const std::string& how, int64_t axis, const std::string& tag, const std::string& out);
+// The axes a split2/slice2 can cut (a known dim >= 2; not the batch axis when rank >= 2).
+std::vector<int64_t> splittable_axes(const ValueType& type);
 // decompose(node=): mutate_decompose.cpp.
 Status decompose_node(onnx::ModelProto& model, const Mutation& m);
 std::vector<Mutation> decompose_candidates(const onnx::ModelProto& model, Rng& rng);

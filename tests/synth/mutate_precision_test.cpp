@@ -98,7 +98,7 @@ TEST(MutatePrecision, CastSpanErrorsNameTheNodes) {
 }
 
 TEST(MutatePrecision, ThePlannerDrawsCastSpansAndBfloat16Models) {
-  const auto r = generate_variants(parent(), 80, 7);
+  const auto r = generate_variants(parent(), 120, 7);
   std::map<std::string, int> kinds;
   for (const auto& v : r.variants) {
     auto lineage = lineage_from_model(v);
