@@ -215,5 +215,24 @@ TEST(Opsets20To28, BitCastKeepsTheBytes) {
       << held.status().message();
 }
 
+TEST(Opsets20To28, QuantizeLinear21WritesSixteenBitTypes) {
+  auto x = Tensor::from_vector<float>({-70000.0f, -1.5f, 2.5f, 1000.25f, 70000.0f}, {5});
+  auto scale = Tensor::scalar<float>(0.5f);
+  auto signed_zero = Tensor::scalar<int16_t>(int16_t{1});
+  auto s = run_node("QuantizeLinear", {x, scale, signed_zero}, {}, 1, 21);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  // Half-even rounding of x / 0.5, plus the zero point, saturated at int16's limits.
+  EXPECT_EQ(values<int16_t>((*s)[0].tensor), (std::vector<int16_t>{-32768, -2, 6, 2001, 32767}));
+  auto unsigned_zero = Tensor::scalar<uint16_t>(uint16_t{0});
+  auto u = run_node("QuantizeLinear", {x, scale, unsigned_zero}, {}, 1, 21);
+  ASSERT_TRUE(u.ok()) << u.status().to_string();
+  EXPECT_EQ(values<uint16_t>((*u)[0].tensor), (std::vector<uint16_t>{0, 0, 5, 2000, 65535}));
+  // Before opset 21 a 16-bit zero point is not a QuantizeLinear's.
+  auto old = run_node("QuantizeLinear", {x, scale, signed_zero}, {}, 1, 19);
+  ASSERT_FALSE(old.ok());
+  EXPECT_NE(old.status().message().find("needs opset 21"), std::string::npos)
+      << old.status().to_string();
+}
+
 }  // namespace
 }  // namespace ig

@@ -6,8 +6,10 @@
 // additive, padded to the KV length; is_causal: key j for query i iff j <= i + past length); a
 // softmax whose fully masked rows are zero; then times V. Elementwise steps round to the inputs'
 // type, as the definition's numpy computes; the two products go through the platform's GEMM.
-// Refused per node: nonpad_kv_seqlen (24), sliding windows (25), a softmax_precision other than
-// the inputs' type.
+// Attention-24's external cache (nonpad_kv_seqlen: batch b's keys from nonpad[b] on are padding,
+// and its causal frontier is j <= i + nonpad[b] - q_len) and Attention-25's sliding windows (key
+// j for the query at position p = i + that offset iff p - left <= j <= p + right, -1 unbounded)
+// mask like the causal bias. Refused per node: a softmax_precision other than the inputs' type.
 #include <cmath>
 #include <limits>
 
@@ -25,6 +27,48 @@ struct AttnShape {
   bool three_d = false;
   int64_t kv_len() const { return past + kv_new; }
 };
+
+// Which keys a query may attend, besides the mask: the causal frontier and the sliding window,
+// both aligned at the query block's offset in the keys, and the external cache's padding.
+struct KeyRule {
+  bool causal = false;
+  int64_t left = -1, right = -1;    // window sides, -1 unbounded
+  const int64_t* nonpad = nullptr;  // [batch] valid keys per batch (Attention-24), or none
+  int64_t past = 0, q_len = 0;
+  int64_t offset(int64_t b) const { return nonpad ? nonpad[b] - q_len : past; }
+  bool allows(int64_t b, int64_t i, int64_t j) const {
+    const int64_t diff = i + offset(b) - j;  // the query's position minus the key's
+    if (causal && diff < 0) return false;
+    if (left >= 0 && diff > left) return false;
+    if (right >= 0 && -diff > right) return false;
+    return !nonpad || j < nonpad[b];
+  }
+};
+
+// The rule of the node's attributes and its nonpad_kv_seqlen input, checked against the shape.
+Expected<KeyRule> key_rule(KernelContext& ctx, const AttnShape& s) {
+  KeyRule r;
+  r.causal = ctx.node.attr_int("is_causal", 0) != 0;
+  r.left = ctx.node.attr_int("left_window_size", -1);
+  r.right = ctx.node.attr_int("right_window_size", -1);
+  if (r.left < -1 || r.right < -1)
+    return ctx.fail("window sizes {} and {} must be -1 or nonnegative", r.left, r.right);
+  r.past = s.past;
+  r.q_len = s.q_len;
+  if (ctx.has_input(6)) {
+    const Tensor& n = ctx.input(6);
+    if (s.past > 0 || ctx.has_input(4))
+      return ctx.fail("nonpad_kv_seqlen cannot be combined with past_key/past_value");
+    if (n.dtype() != DType::kInt64 || n.rank() != 1 || n.dim(0) != s.batch)
+      return ctx.fail("nonpad_kv_seqlen {} must be int64[{}]", n.describe(), s.batch);
+    for (int64_t b = 0; b < s.batch; ++b)
+      if (n.data<int64_t>()[b] < 0 || n.data<int64_t>()[b] > s.kv_len())
+        return ctx.fail("nonpad_kv_seqlen[{}] = {} is outside [0, {}]", b, n.data<int64_t>()[b],
+                        s.kv_len());
+    r.nonpad = n.data<int64_t>();
+  }
+  return r;
+}
 
 // Element (b, h, s, d) of a 4-D [b, h, s, d] tensor, or of a 3-D [b, s, h * d] one.
 int64_t offset(bool three_d, int64_t heads, int64_t len, int64_t dim, int64_t b, int64_t h,
@@ -78,7 +122,7 @@ Expected<AttnShape> attention_shape(KernelContext& ctx) {
 }
 
 template <typename T>
-Status attention_typed(KernelContext& ctx, const AttnShape& s) {
+Status attention_typed(KernelContext& ctx, const AttnShape& s, const KeyRule& rule) {
   using C = compute_t<T>;
   auto in_t = [](C v) { return rounded_to<T>(v); };  // numpy rounds every op to T
   const C neg_inf = -std::numeric_limits<C>::infinity();
@@ -107,16 +151,15 @@ Status attention_typed(KernelContext& ctx, const AttnShape& s) {
                                 : 1.0 / std::sqrt(static_cast<double>(D));
   const C sc = rounded_to<T>(static_cast<C>(std::sqrt(scale_attr)));
   const float softcap = ctx.node.attr_float("softcap", 0.0f);
-  const bool causal = ctx.node.attr_int("is_causal", 0) != 0;
   const int64_t mode = ctx.node.attr_int("qk_matmul_output_mode", 0);
   if (mode < 0 || mode > 3) return ctx.fail("qk_matmul_output_mode {} is not 0..3", mode);
   // The mask, right-aligned to [batch, q_heads, q_len, kv] and padded along kv.
   const Tensor* mask = ctx.has_input(3) ? &ctx.input(3) : nullptr;
   Shape mshape;
   if (mask) {
-    if (mask->rank() < 2 || mask->rank() > 4 ||
+    if (mask->rank() < 1 || mask->rank() > 4 ||
         (mask->dtype() != DType::kBool && mask->dtype() != q.dtype()))
-      return ctx.fail("attn_mask {} must be bool or {}, 2-D to 4-D", mask->describe(),
+      return ctx.fail("attn_mask {} must be bool or {}, 1-D to 4-D", mask->describe(),
                       dtype_name(q.dtype()));
     mshape = Shape(4 - mask->rank(), 1);
     mshape.insert(mshape.end(), mask->shape().begin(), mask->shape().end());
@@ -143,7 +186,7 @@ Status attention_typed(KernelContext& ctx, const AttnShape& s) {
                                           : to_compute(mask->data<T>()[at]);
       }
     }
-    if (causal && j > i + s.past) v = neg_inf;
+    if (!rule.allows(b, i, j)) v = neg_inf;
     return v;
   };
   const int64_t group = s.q_heads / s.kv_heads;
@@ -214,20 +257,16 @@ Status attention_typed(KernelContext& ctx, const AttnShape& s) {
 }
 
 Status attention(KernelContext& ctx) {
-  if (ctx.has_input(6))
-    return ctx.unsupported_here("nonpad_kv_seqlen (Attention-24's external cache) is not followed");
-  if (ctx.node.attr_int("left_window_size", -1) != -1 ||
-      ctx.node.attr_int("right_window_size", -1) != -1)
-    return ctx.unsupported_here("sliding windows (Attention-25) are not followed");
   const Tensor& q = ctx.input(0);
   if (ctx.node.has_attr("softmax_precision") &&
       ctx.node.attr_int("softmax_precision", 0) !=
           static_cast<int64_t>(q.dtype()))  // DType is ONNX's numbering
     return ctx.unsupported_here("softmax_precision other than the inputs' type is not followed");
   IG_ASSIGN_OR_RETURN(const AttnShape s, attention_shape(ctx));
+  IG_ASSIGN_OR_RETURN(const KeyRule rule, key_rule(ctx, s));
   return dispatch_float(q.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return attention_typed<T>(ctx, s);
+    return attention_typed<T>(ctx, s, rule);
   });
 }
 

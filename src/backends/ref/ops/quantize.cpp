@@ -1,6 +1,6 @@
 // QuantizeLinear / DequantizeLinear (ai.onnx 10: per-tensor; 13+: per-axis with `axis`; 21+:
-// block-wise with `block_size`) and DynamicQuantizeLinear (11). Quantisation:
-// saturate(round_half_even(x / scale) + zero_point).
+// block-wise with `block_size` and 16-bit quantized types) and DynamicQuantizeLinear (11).
+// Quantisation: saturate(round_half_even(x / scale) + zero_point).
 #include "backends/ref/nn_util.h"
 
 namespace ig {
@@ -69,10 +69,22 @@ Expected<AxisParams> axis_params(const KernelContext& ctx, const Tensor& x) {
   return a;
 }
 
+// QuantizeLinear's output types: 8 bits, and from opset 21 16 bits.
+template <typename F>
+Status dispatch_quantized(const KernelContext& ctx, DType dt, F&& f) {
+  if (dt == DType::kInt16) return f(type_tag<int16_t>{});
+  if (dt == DType::kUInt16) return f(type_tag<uint16_t>{});
+  if (dt == DType::kInt8 || dt == DType::kUInt8) return dispatch_8bit(dt, std::forward<F>(f));
+  return ctx.unsupported_here(
+      "the output type {}; the reference kernels quantize to int8, uint8, "
+      "int16 or uint16",
+      dtype_name(dt));
+}
+
 Status quantize_linear(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   IG_ASSIGN_OR_RETURN(AxisParams a, axis_params(ctx, x));
-  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1}, {{kNoInput, 2}}));
+  IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1}, {{kNoInput, 2, false}}));
   // output_dtype (opset 21) types the output when there is no zero point to.
   const auto asked = static_cast<DType>(ctx.node.attr_int("output_dtype", 0));
   const DType out_type = ctx.has_input(2)             ? ctx.input(2).dtype()
@@ -82,8 +94,11 @@ Status quantize_linear(KernelContext& ctx) {
     return ctx.fail("output_dtype {} differs from the zero point's type {}", dtype_name(asked),
                     dtype_name(out_type));
   }
+  const bool sixteen = out_type == DType::kInt16 || out_type == DType::kUInt16;
+  if (sixteen && ctx.opset < 21)
+    return ctx.fail("a {} output needs opset 21 (opset {})", dtype_name(out_type), ctx.opset);
   QuantParam scale{&ctx.input(1)}, zp{ctx.has_input(2) ? &ctx.input(2) : nullptr};
-  return dispatch_8bit(out_type, [&](auto qtag) {
+  return dispatch_quantized(ctx, out_type, [&](auto qtag) {
     using Q = typename decltype(qtag)::type;
     Q* py = ctx.output(0, out_type, x.shape()).template data<Q>();
     // x / scale in float (fp32 tests; an int32 X is converted to float first).
