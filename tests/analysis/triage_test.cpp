@@ -39,6 +39,20 @@ TEST(TriageSpec, LinksTheOperatorAndJudgesByKind) {
   EXPECT_EQ(judge(kCrash, "Conv", nullptr, true, true)["verdict"], "library defect");
 }
 
+TEST(TriageSpec, ACompiledModeFoldingBatchNormIsAValidRewriteThatRoundsElsewhere) {
+  for (const char* op : {"Conv+BatchNormalization", "Conv[k=3x3]+BatchNormalization+Relu"}) {
+    const auto v = judge(kCompiled, op, nullptr, true);
+    EXPECT_EQ(v["verdict"], "rounding") << op;
+    EXPECT_NE(v.value("mechanism", "").find("BatchNormalization folded into the Conv"),
+              std::string::npos)
+        << op;
+    EXPECT_NE(v["why"].get<std::string>().find("valid rewrite"), std::string::npos) << op;
+  }
+  // Another fusion, or a BatchNormalization no Conv feeds, names no mechanism.
+  for (const char* op : {"Conv+Relu", "BatchNormalization", "Relu+BatchNormalization"})
+    EXPECT_FALSE(judge(kCompiled, op, nullptr, true).contains("mechanism")) << op;
+}
+
 TEST(TriageRewrite, AFoldTheEagerModeDoesNotMakeIsNamedWithItsMechanism) {
   EXPECT_TRUE(judge_rewrite("MaxPool", nullptr).is_null());
   nlohmann::json rewrite{{"platform", "ort:opt=all,threads=1"},

@@ -73,6 +73,26 @@ nlohmann::json judge_exceptional(const std::string& behaviour, const std::string
   return verdict("undetermined", "exceptional-value behaviour '" + behaviour + "'", op);
 }
 
+// Rewrites optimizers make that keep ONNX's semantics in exact arithmetic but round elsewhere,
+// by the op types of the fused group at the divergence (its label, "Conv+BatchNormalization").
+const char* valid_rewrite_mechanism(const std::string& op) {
+  std::vector<std::string> ops;  // the group's op types, attributes ("[k=3x3]") dropped
+  const std::string group = op.substr(0, op.find(' '));
+  for (size_t at = 0; at <= group.size();) {
+    const size_t plus = std::min(group.find('+', at), group.size());
+    const std::string one = group.substr(at, plus - at);
+    ops.push_back(one.substr(0, one.find('[')));
+    at = plus + 1;
+  }
+  for (size_t i = 0; i + 1 < ops.size(); ++i)
+    if (ops[i] == "Conv" && ops[i + 1] == "BatchNormalization")
+      return "BatchNormalization folded into the Conv: the optimizer scales the weights by "
+             "gamma / sqrt(var + eps) and shifts the bias, each rounded to the model's type, "
+             "where the eager graph normalizes the convolution's rounded output; equal in exact "
+             "arithmetic, so a valid rewrite that rounds elsewhere";
+  return nullptr;
+}
+
 }  // namespace
 
 nlohmann::json judge(const std::string& kind, const std::string& op, const nlohmann::json& explain,
@@ -118,16 +138,21 @@ nlohmann::json judge(const std::string& kind, const std::string& op, const nlohm
     for (const auto& c : explain.value("cause", nlohmann::json::array()))
       cause += (cause.empty() ? "" : ", ") + c.get<std::string>();
   if (kind == kCompiled) {
-    if (explained)
-      return verdict("rounding",
-                     "the compiled graph evaluates the same arithmetic in another order (" +
-                         (cause.empty() ? std::string("the reference's order") : cause) +
-                         "); both results are legitimate roundings",
-                     op);
-    return verdict("rounding",
-                   "fusing or reordering operators changes where results are rounded; explain "
-                   "found no single-node configuration reproducing it bit for bit",
-                   op);
+    nlohmann::json v =
+        explained ? verdict("rounding",
+                            "the compiled graph evaluates the same arithmetic in another order (" +
+                                (cause.empty() ? std::string("the reference's order") : cause) +
+                                "); both results are legitimate roundings",
+                            op)
+                  : verdict("rounding",
+                            "fusing or reordering operators changes where results are rounded; "
+                            "explain found no single-node configuration reproducing it bit for bit",
+                            op);
+    if (const char* mechanism = valid_rewrite_mechanism(op)) {
+      v["mechanism"] = mechanism;
+      v["why"] = v.value("why", std::string()) + ". " + mechanism;
+    }
+    return v;
   }
   if (explained)
     return verdict("rounding",
