@@ -138,5 +138,40 @@ TEST(Opsets24To27, AttentionPaddedKeysAndWindowsCountForNothing) {
   EXPECT_NE(both.status().message().find("cannot be combined"), std::string::npos);
 }
 
+// FlexAttention's score_mod is applied to the scores Attention computes: a Neg graph there is
+// attention with the queries negated, bit for bit.
+TEST(Opsets24To27, FlexAttentionScoreModActsOnAttentionsScores) {
+  const Tensor q = signed_noise({1, 2, 3, 4}, 13), k = signed_noise({1, 2, 5, 4}, 14),
+               v = signed_noise({1, 2, 5, 4}, 15);
+  auto neg = std::make_shared<Graph>();
+  neg->name = "score_mod";
+  ValueInfo in, out;
+  in.name = "s";
+  in.dtype = DType::kFloat32;
+  out.name = "t";
+  out.dtype = DType::kFloat32;
+  neg->inputs = {in};
+  neg->outputs = {out};
+  Node n;
+  n.name = "neg";
+  n.op_type = "Neg";
+  n.inputs = {"s"};
+  n.outputs = {"t"};
+  neg->nodes = {n};
+  Attribute mod;
+  mod.kind = Attribute::Kind::kGraph;
+  mod.g = neg;
+  auto flex = run_node("FlexAttention", {q, k, v}, {{"score_mod", mod}}, 1, 1, "ai.onnx.preview");
+  ASSERT_TRUE(flex.ok()) << flex.status().to_string();
+  Tensor minus_q = q.clone();
+  for (int64_t i = 0; i < q.numel(); ++i) minus_q.data<float>()[i] = -q.data<float>()[i];
+  auto attention = run_node("Attention", {minus_q, k, v}, {}, 1, 23);
+  ASSERT_TRUE(attention.ok()) << attention.status().to_string();
+  EXPECT_TRUE((*flex)[0].tensor.bitwise_equal((*attention)[0].tensor));
+  auto plain = run_node("FlexAttention", {q, k, v}, {}, 1, 1, "ai.onnx.preview");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE((*plain)[0].tensor.bitwise_equal((*flex)[0].tensor));
+}
+
 }  // namespace
 }  // namespace ig
