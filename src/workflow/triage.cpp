@@ -59,9 +59,10 @@ Expected<TriageOutcome> run_triage(const TriagePlan& given) {
   for (const auto& f : findings) {
     if (nlohmann::json* known = triage::find_entry(out.index, f.signature)) {
       triage::count_again(*known, f);
-      // Judged again with today's rules (the explain summary is kept): verdicts do not go stale.
-      (*known)["judgement"] = judge_finding(*store, f, known->value("explain", nlohmann::json()),
-                                            in_ref.count({f.kind, base_op(f.op)}) != 0);
+      // Judged again with today's rules from the kept explain summary and rewrite evidence:
+      // verdicts do not go stale, and a rerun does not lose what the first run established.
+      (*known)["judgement"] =
+          judge_finding(*store, f, *known, in_ref.count({f.kind, base_op(f.op)}) != 0);
       IG_RETURN_IF_ERROR(refresh_readme(plan.out_dir, *known));
       ++out.known_findings;
       continue;

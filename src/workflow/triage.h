@@ -29,9 +29,10 @@ struct TriageOutcome {
 
 Expected<TriageOutcome> run_triage(const TriagePlan& plan);
 
-// triage::judge for a finding of `store`, given its stored explain summary.
+// The judgement of a finding of `store` from its index entry's explain summary and rewrite
+// evidence (triage::judge, then triage::final_judgement).
 nlohmann::json judge_finding(const Store& store, const triage::Finding& finding,
-                             const nlohmann::json& explain, bool fp32_reference_too);
+                             const nlohmann::json& entry, bool fp32_reference_too);
 
 // One finding's folder: inputs, reduction, explanation, judgement, README.md and repro.sh; fills
 // the entry's "reduced", "explain", "judgement" and "repro" (workflow/triage_folder.cpp).

@@ -269,9 +269,12 @@ std::string finding_input_file_name(const std::string& name) {
 }
 
 nlohmann::json judge_finding(const Store& store, const triage::Finding& f,
-                             const nlohmann::json& explain, bool fp32_reference_too) {
-  return triage::judge(f.kind, f.op, explain, oracle_ran(store, f.representative()),
-                       fp32_reference_too || f.platforms().count("ref") != 0);
+                             const nlohmann::json& entry, bool fp32_reference_too) {
+  const nlohmann::json explain = entry.value("explain", nlohmann::json());
+  return triage::final_judgement(
+      triage::judge(f.kind, f.op, explain, oracle_ran(store, f.representative()),
+                    fp32_reference_too || f.platforms().count("ref") != 0),
+      f.op, entry);
 }
 
 Status write_finding_folder(const Store& store, const TriagePlan& plan, const triage::Finding& f,
@@ -294,14 +297,9 @@ Status write_finding_folder(const Store& store, const TriagePlan& plan, const tr
   }
   if (plan.progress) plan.progress(entry["id"].get<std::string>() + ": explain");
   entry["explain"] = explain_representative(store, plan, f);
-  entry["judgement"] = judge_finding(store, f, entry["explain"], fp32_reference_too);
   if (plan.progress) plan.progress(entry["id"].get<std::string>() + ": eager partner");
   entry["rewrite"] = rewrite_evidence(plan, f, folder, red);
-  // Only where our own fp32 interpreter is not at fault too (fp32 semantics stands first).
-  if (auto rewrite = triage::judge_rewrite(f.op, entry["rewrite"]);
-      !rewrite.is_null() && entry["judgement"].value("verdict", "") != "fp32 semantics")
-    entry["judgement"] = rewrite;
-  entry["judgement"] = triage::with_integer_mechanism(entry["judgement"], entry["explain"]);
+  entry["judgement"] = judge_finding(store, f, entry, fp32_reference_too);
   IG_RETURN_IF_ERROR(write_repro_script(folder.string(), entry, red.files.specs, red.outputs,
                                         plan.options.analysis.rtol, plan.options.analysis.atol));
   entry["repro"] = (folder / "repro.sh").string();

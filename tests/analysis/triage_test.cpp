@@ -80,6 +80,35 @@ TEST(TriageRewrite, AFoldTheEagerModeDoesNotMakeIsNamedWithItsMechanism) {
             std::string::npos);
 }
 
+// The same rule whether a finding is new or judged again on a rerun: a rerun once kept only
+// judge's verdict and turned ORT's invalid Pad-into-MaxPool fold into "undetermined".
+TEST(TriageSpec, TheFinalJudgementWeighsTheStoredRewriteAndExplain) {
+  const nlohmann::json entry{{"rewrite",
+                              {{"platform", "ort:opt=all,threads=1"},
+                               {"eager", "ort:opt=disabled,threads=1"},
+                               {"eager_agrees", true},
+                               {"groups",
+                                {{{"node", "maxpool"},
+                                  {"covers", {"zeropad", "maxpool"}},
+                                  {"ops", {"Pad", "MaxPool"}}}}}}},
+                             {"explain", {{"exact", false}}}};
+  const std::string op = "Pad+MaxPool[k=3x3]";
+  const auto undetermined = judge(kWrong, op, entry["explain"], true);
+  ASSERT_EQ(undetermined["verdict"], "undetermined");
+  EXPECT_EQ(final_judgement(undetermined, op, entry)["verdict"], "invalid rewrite");
+  // Our own fp32 interpreter sharing it stands first; no evidence changes nothing.
+  const auto ours = judge(kWrong, op, entry["explain"], true, true);
+  EXPECT_EQ(final_judgement(ours, op, entry)["verdict"], "fp32 semantics");
+  EXPECT_EQ(final_judgement(undetermined, op, nlohmann::json::object())["verdict"], "undetermined");
+  // An integer cause explain reproduced is named either way.
+  const nlohmann::json saturating{
+      {"explain",
+       {{"exact", true}, {"cause", {"int8-saturation"}}, {"emulator", "ref:madd=sat16"}}}};
+  const auto rounding = judge(kWrong, "Conv", saturating["explain"], true);
+  EXPECT_NE(final_judgement(rounding, "Conv", saturating).value("mechanism", "").find("int8"),
+            std::string::npos);
+}
+
 TEST(TriageSpec, ExplainsIntegerCauseIsNamedAsTheMechanism) {
   const nlohmann::json rewrite = {{"verdict", "library defect"}, {"why", "a rewrite"}};
   const nlohmann::json sat = {{"exact", true},

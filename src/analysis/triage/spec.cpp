@@ -258,4 +258,12 @@ nlohmann::json with_integer_mechanism(nlohmann::json judgement, const nlohmann::
   return judgement;
 }
 
+nlohmann::json final_judgement(nlohmann::json judgement, const std::string& op,
+                               const nlohmann::json& entry) {
+  if (auto rewrite = judge_rewrite(op, entry.value("rewrite", nlohmann::json()));
+      !rewrite.is_null() && judgement.value("verdict", "") != "fp32 semantics")
+    judgement = std::move(rewrite);
+  return with_integer_mechanism(std::move(judgement), entry.value("explain", nlohmann::json()));
+}
+
 }  // namespace ig::triage

@@ -37,4 +37,11 @@ nlohmann::json judge_rewrite(const std::string& op, const nlohmann::json& rewrit
 // other judgement is returned as it is.
 nlohmann::json with_integer_mechanism(nlohmann::json judgement, const nlohmann::json& explain);
 
+// The judgement a finding's entry ends with, from `judgement` (judge's): the rewrite evidence's
+// verdict (entry["rewrite"], judge_rewrite) where it has one, unless our own fp32 interpreter
+// shares the finding ("fp32 semantics" stands first), then the integer mechanism named from
+// entry["explain"]. One rule for a finding judged for the first time and one judged again.
+nlohmann::json final_judgement(nlohmann::json judgement, const std::string& op,
+                               const nlohmann::json& entry);
+
 }  // namespace ig::triage
