@@ -163,6 +163,13 @@ TEST(Elementwise, ClipAttributesVsInputsAndMinAboveMax) {
   auto i8 = run_ok("Clip", {Tensor::from_vector<int8_t>({-100, 100}, {2}),
                             Tensor::scalar<int8_t>(-3), Tensor::scalar<int8_t>(3)});
   EXPECT_EQ(values<int8_t>(i8), (std::vector<int8_t>{-3, 3}));
+  // A NaN bound: ONNX's reference, np.clip, gives NaN everywhere (a campaign's NaN injected into
+  // a Clip's max once made PyTorch, which agrees with it, look defective).
+  for (const auto& [lo, hi] : {std::pair{kNaN, 6.0f}, std::pair{0.0f, kNaN}}) {
+    auto nan_bound =
+        run_ok("Clip", {x, Tensor::scalar<float>(lo), Tensor::scalar<float>(hi)}, {}, 13);
+    for (float v : values<float>(nan_bound)) EXPECT_TRUE(std::isnan(v)) << lo << " " << hi;
+  }
 }
 
 TEST(Elementwise, EqualStringsAndWhereStringsBroadcast) {

@@ -200,6 +200,9 @@ TEST(NanKnob, ReluAndClipMapNanToTheBoundUnderIgnore) {
   EXPECT_EQ(values(run_with(ignore, "Clip", {x, lo, hi})), (std::vector<float>{1, 1, 1, 6}));
   EXPECT_EQ(values(run_with(ignore, "Clip", {x, Tensor(), hi}))[0], 6);  // only max
   EXPECT_TRUE(std::isnan(values(run_with(ignore, "Clip", {x}))[0]));     // no bounds
+  // A NaN bound is no bound under maxNum/minNum.
+  const Tensor nan_hi = Tensor::scalar<float>(kNaN);
+  EXPECT_EQ(values(run_with(ignore, "Clip", {x, lo, nan_hi})), (std::vector<float>{1, 1, 1, 7}));
   // Before opset 11 the bounds are attributes.
   const std::vector<float> legacy =
       values(run_with(ignore, "Clip", {x}, {{"min", attr_float(-1)}}, 6));

@@ -1,8 +1,9 @@
 // Clip: opsets 1 and 6 take min/max attributes (float types); 11+ take optional scalar inputs of
 // the input's type; 12+ add integer types (accepted for every version here). NaN passes through
 // under nan=propagate; under nan=ignore it becomes the min bound, or the max bound when only that
-// is given (numerics/nan_mode.h). When min > max every element becomes max (min is applied
-// first), as the spec says.
+// is given (numerics/nan_mode.h). A NaN bound makes every element NaN under nan=propagate, as
+// ONNX's reference (np.clip) does, and is no bound under nan=ignore. When min > max every
+// element becomes max (min is applied first), as the spec says.
 #include <limits>
 
 #include "backends/ref/elementwise_util.h"
@@ -42,9 +43,23 @@ Status clip_typed(KernelContext& ctx, const Tensor& x) {
   }
   // What NaN becomes under nan=ignore: maxNum(NaN, lo) = lo, then minNum(., hi). Under propagate
   // (or without bounds) the NaN passes with its payload.
-  const bool nan_to_bound = current_numerics().nan == NanMode::kIgnore && (has_lo || has_hi);
+  const bool ignore = current_numerics().nan == NanMode::kIgnore;
+  const bool nan_to_bound = ignore && (has_lo || has_hi);
   const C nan_result = has_lo ? (lo > hi ? hi : lo) : hi;
   Tensor& y = ctx.output(0, x.dtype(), x.shape());
+  // A NaN bound: ONNX's reference (np.clip, i.e. minimum(maximum(x, min), max)) gives NaN
+  // everywhere; maxNum/minNum (nan=ignore) drop the bound instead.
+  const bool lo_nan = has_lo && is_nan_of(lo), hi_nan = has_hi && is_nan_of(hi);
+  if (lo_nan || hi_nan) {
+    const C bound_nan = lo_nan ? lo : hi;
+    if (ignore) {
+      if (lo_nan) lo = std::numeric_limits<C>::lowest();
+      if (hi_nan) hi = std::numeric_limits<C>::max();
+    } else {
+      map_unary<T>(x, y, [&](C) { return bound_nan; });
+      return Status::Ok();
+    }
+  }
   map_unary<T>(x, y, [&](C v) {
     if (nan_to_bound && is_nan_of(v)) return nan_result;
     v = v < lo ? lo : v;
