@@ -7,10 +7,20 @@
 
 namespace ig::triage {
 
-std::string onnx_spec_url(const std::string& op) {
+namespace {
+
+// The last operator of a fused group's label, attributes dropped: "Conv[k=3x3]+MaxPool[k=2x2]"
+// -> "MaxPool".
+std::string last_op(const std::string& op) {
   std::string last = op.substr(0, op.find(' '));
-  last = last.substr(0, last.find('['));
   if (auto plus = last.rfind('+'); plus != std::string::npos) last = last.substr(plus + 1);
+  return last.substr(0, last.find('['));
+}
+
+}  // namespace
+
+std::string onnx_spec_url(const std::string& op) {
+  const std::string last = last_op(op);
   if (last.empty() || last[0] == '(') return "";
   return "https://onnx.ai/onnx/operators/onnx__" + last + ".html";
 }
@@ -47,6 +57,14 @@ nlohmann::json judge_exceptional(const std::string& behaviour, const std::string
                        op +
                        " as a function of its inputs, and no rounding of a finite value "
                        "gives a non-finite one",
+                   op);
+  if (behaviour == "ignore" && last_op(op) == "MaxPool")
+    return verdict("implementation choice",
+                   "a NaN reaching the operator disappears from its output. ONNX's reference "
+                   "MaxPool does not settle it: with strides above 1 it keeps a window's running "
+                   "maximum by `x > max`, so a NaN counts only where it comes first in the "
+                   "window; with unit strides it uses np.max, which propagates. Dropping NaN "
+                   "(IEEE 754-2008 maxNum) is one of the behaviours the reference itself shows",
                    op);
   if (behaviour == "ignore")
     return verdict("library defect",
