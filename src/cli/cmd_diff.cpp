@@ -66,10 +66,11 @@ void add_diff_command(CLI::App& app, int& exit_code) {
                   a->describe().c_str(), b->describe().c_str());
       return;
     }
+    // B in A's float type: a wider B (the oracle) rounded to A's output type, a narrower one (a
+    // platform that returned float16 where A returned float32) widened exactly.
     if (expect && a->dtype() != b->dtype() && dtype_info(a->dtype()).is_float &&
-        dtype_info(b->dtype()).is_float &&
-        dtype_info(b->dtype()).size > dtype_info(a->dtype()).size)
-      *b = convert_float_tensor(*b, a->dtype());  // the oracle rounded to the output type
+        dtype_info(b->dtype()).is_float)
+      *b = convert_float_tensor(*b, a->dtype());
     const Comparison c = compare_tensors(*a, *b);
     if (!c.comparable) {
       std::fprintf(stderr, "infergap diff: not comparable: %s\n", c.why_not.c_str());

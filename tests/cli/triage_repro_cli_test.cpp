@@ -117,7 +117,7 @@ TEST(TriageReproCli, ComparesWithTheOracleWhereTheReferenceSharesTheBehaviour) {
   fs::remove_all(dir);
 }
 
-TEST(TriageReproCli, DiffExpectDifferCountsShapesAndRoundsAWiderReference) {
+TEST(TriageReproCli, DiffExpectDifferCountsShapesAndComparesFloatTypesByValue) {
   const fs::path dir = fs::temp_directory_path() / ("infergap-diff-" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::string py = "/usr/bin/python3 -c \"import numpy as n; d='" + dir.string() +
@@ -125,7 +125,9 @@ TEST(TriageReproCli, DiffExpectDifferCountsShapesAndRoundsAWiderReference) {
                          "n.save(d+'a3.npy', n.array([1, 2, 3], n.float32)); "
                          "n.save(d+'b.npy', n.array([1 + 1e-12, 2], n.float64)); "
                          "n.save(d+'inf.npy', n.array([n.inf, 2], n.float32)); "
-                         "n.save(d+'binf.npy', n.array([n.inf, 2], n.float64))\"";
+                         "n.save(d+'binf.npy', n.array([n.inf, 2], n.float64)); "
+                         "n.save(d+'h.npy', n.array([1, 2], n.float16)); "
+                         "n.save(d+'h3.npy', n.array([1, 3], n.float16))\"";
   ASSERT_EQ(repro_test_sh(py), 0);
   auto diff = [&](const std::string& a, const std::string& b) {
     return testing::run_cli("diff " + (dir / a).string() + " " + (dir / b).string() +
@@ -137,6 +139,10 @@ TEST(TriageReproCli, DiffExpectDifferCountsShapesAndRoundsAWiderReference) {
   EXPECT_EQ(diff("inf.npy", "b.npy"), 0);   // Inf where the wider reference is finite
   EXPECT_EQ(diff("a.npy", "binf.npy"), 0);  // finite where the reference is Inf
   EXPECT_EQ(diff("inf.npy", "binf.npy"), 1);
+  // A platform that returned float32 where the other gave float16: compared by value, the
+  // float16 widened exactly (it once stopped at 'not comparable', which repro.sh read as gone).
+  EXPECT_EQ(diff("a.npy", "h.npy"), 1);
+  EXPECT_EQ(diff("a.npy", "h3.npy"), 0);
   fs::remove_all(dir);
 }
 

@@ -1,0 +1,30 @@
+#!/bin/sh
+# F326: xnnpack | exceptional:ignore | Relu
+# Exits 0 while A and B still differ, 1 once that has vanished,
+# 77 (skipped) where A or B does not run on this host, 2 when infergap itself fails.
+# infergap: $INFERGAP, else the one on PATH, else the one that wrote this script.
+B='ref'
+A='xnnpack'
+HERE=$(cd "$(dirname "$0")" && pwd)
+if [ -n "${INFERGAP:-}" ]; then IG=$INFERGAP
+elif command -v infergap >/dev/null 2>&1; then IG=$(command -v infergap)
+else IG="/work/main/build/infergap"; fi
+LIST=$("$IG" platforms -p "$A" -p "$B") || { echo "F326: $IG platforms failed" >&2; exit 2; }
+MISSING=$(printf '%s\n' "$LIST" | awk 'NR > 1 && $2 == "no"')
+if [ -n "$MISSING" ]; then
+  echo "F326: skipped: a platform does not run on this host:"
+  printf '%s\n' "$MISSING"
+  exit 77
+fi
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+saved() { printf '%s' "$1" | tr -c 'A-Za-z0-9._=-' '_'; }
+"$IG" run "$HERE/reduced.onnx" --input "/layers/layers.10/layers.10.2/layers/layers.3/Conv_output_0=$HERE/inputs/_layers_layers.10_layers.10.2_layers_layers.3_Conv_output_0.npy" -p "$A" -p "$B" --save-outputs "$OUT" || exit 2
+differs=0
+"$IG" diff "$OUT/$(saved "$A")/_layers_layers.10_layers.10.2_layers_layers.5_Relu_output_0.npy" "$OUT/$(saved "$B")/_layers_layers.10_layers.10.2_layers_layers.5_Relu_output_0.npy" --expect-differ tolerance --rtol 0.001 --atol 1e-05 && differs=1
+if [ "$differs" = 1 ]; then
+  echo "F326: $A and $B still differ (tolerance)"
+  exit 0
+fi
+echo "F326: the difference vanished" >&2
+exit 1
