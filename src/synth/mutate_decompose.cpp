@@ -147,8 +147,7 @@ Status decompose_node(onnx::ModelProto& model, const Mutation& m) {
   std::vector<onnx::NodeProto> all(g->node().begin(), g->node().end());
   all.erase(all.begin() + i);
   all.insert(all.begin() + i, d.nodes().begin(), d.nodes().end());
-  g->clear_node();
-  for (auto& node : all) *g->add_node() = std::move(node);
+  replace_nodes(*g, std::move(all));
   return Status::Ok();
 }
 

@@ -46,14 +46,17 @@ int readers(const onnx::GraphProto& g, const std::string& value) {
   return n;
 }
 
-void drop_initializer_if_unread(onnx::GraphProto& g, const std::string& name) {
-  if (readers(g, name) > 0 || is_graph_output(g, name)) return;
+void erase_initializer(onnx::GraphProto& g, const std::string& name) {
   auto* inits = g.mutable_initializer();
   for (int i = 0; i < inits->size(); ++i)
     if (inits->Get(i).name() == name) {
       inits->DeleteSubrange(i, 1);
       return;
     }
+}
+
+void drop_initializer_if_unread(onnx::GraphProto& g, const std::string& name) {
+  if (readers(g, name) == 0 && !is_graph_output(g, name)) erase_initializer(g, name);
 }
 
 std::vector<double> doubles_of(const Tensor& t) {
@@ -126,11 +129,6 @@ void set_conv_params(onnx::GraphProto& g, onnx::NodeProto& conv, const ConvParam
     conv.add_input(b);
   drop_initializer_if_unread(g, old_w);
   if (!old_b.empty()) drop_initializer_if_unread(g, old_b);
-}
-
-void replace_nodes(onnx::GraphProto& g, std::vector<onnx::NodeProto> nodes) {
-  g.clear_node();
-  for (auto& n : nodes) *g.add_node() = std::move(n);
 }
 
 double epsilon_of(const onnx::NodeProto& bn) {
@@ -380,12 +378,7 @@ Status constant_subgraph(onnx::ModelProto& model, const Mutation& m) {
     add_scalar_initializer(*g, tag + "_two", static_cast<int>(t.dtype()), 2.0);
     node = make_node("Mul", tag, {tag + "_stored", tag + "_two"}, name);
   }
-  auto* inits = g->mutable_initializer();
-  for (int k = 0; k < inits->size(); ++k)
-    if (inits->Get(k).name() == name) {
-      inits->DeleteSubrange(k, 1);
-      break;
-    }
+  erase_initializer(*g, name);
   std::vector<onnx::NodeProto> nodes = {node};
   nodes.insert(nodes.end(), g->node().begin(), g->node().end());
   replace_nodes(*g, std::move(nodes));

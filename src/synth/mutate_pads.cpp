@@ -101,8 +101,7 @@ Status split_pads(onnx::ModelProto& model, const Mutation& m) {
   std::vector<onnx::NodeProto> nodes(g->node().begin(), g->node().end());
   nodes[static_cast<size_t>(i)] = edited;
   nodes.insert(nodes.begin() + i, pad);
-  g->clear_node();
-  for (auto& n : nodes) *g->add_node() = std::move(n);
+  replace_nodes(*g, std::move(nodes));
   return Status::Ok();
 }
 

@@ -146,9 +146,13 @@ Status splice_after(onnx::GraphProto& g, const std::string& value, const std::st
   rename_uses(g, value, out, skip);
   std::vector<onnx::NodeProto> all(g.node().begin(), g.node().end());
   all.insert(all.begin() + (after + 1), nodes.begin(), nodes.end());
-  g.clear_node();
-  for (auto& n : all) *g.add_node() = std::move(n);
+  replace_nodes(g, std::move(all));
   return Status::Ok();
+}
+
+void replace_nodes(onnx::GraphProto& g, std::vector<onnx::NodeProto> nodes) {
+  g.clear_node();
+  for (auto& n : nodes) *g.add_node() = std::move(n);
 }
 
 void sync_initializer_inputs(onnx::GraphProto& g) {
@@ -204,8 +208,7 @@ Status cast_model(onnx::ModelProto& model, const std::string& to) {
   std::vector<onnx::NodeProto> all(front);
   all.insert(all.end(), g->node().begin(), g->node().end());
   all.insert(all.end(), back.begin(), back.end());
-  g->clear_node();
-  for (auto& n : all) *g->add_node() = std::move(n);
+  replace_nodes(*g, std::move(all));
   g->clear_value_info();  // recorded float32 intermediate types no longer hold
   sync_initializer_inputs(*g);
   return Status::Ok();

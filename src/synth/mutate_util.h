@@ -31,6 +31,8 @@ Expected<int> node_index(const onnx::GraphProto& g, const std::string& name);
 // `hint` made unique among the graph's node, value and initializer names.
 std::string fresh_name(const onnx::GraphProto& g, const std::string& hint);
 void add_scalar_initializer(onnx::GraphProto& g, const std::string& name, int elem_type, double v);
+// The graph's nodes become `nodes` (a topologically sorted edit of them).
+void replace_nodes(onnx::GraphProto& g, std::vector<onnx::NodeProto> nodes);
 // Inserts `nodes` (which read `value` and produce `out`) right after `value`'s producer and
 // makes every other reader of `value` read `out` instead.
 Status splice_after(onnx::GraphProto& g, const std::string& value, const std::string& out,

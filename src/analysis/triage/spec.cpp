@@ -9,12 +9,37 @@ namespace ig::triage {
 
 namespace {
 
-// The last operator of a fused group's label, attributes dropped: "Conv[k=3x3]+MaxPool[k=2x2]"
-// -> "MaxPool".
-std::string last_op(const std::string& op) {
-  std::string last = op.substr(0, op.find(' '));
-  if (auto plus = last.rfind('+'); plus != std::string::npos) last = last.substr(plus + 1);
-  return last.substr(0, last.find('['));
+// The op types of a fused group's label, in order, attributes dropped: "Conv[k=3x3]+MaxPool[k=2x2]
+// reduced to ..." -> {"Conv", "MaxPool"}.
+std::vector<std::string> group_ops(const std::string& op) {
+  const std::string group = op.substr(0, op.find(' '));
+  std::vector<std::string> ops;
+  for (size_t at = 0; at <= group.size();) {
+    const size_t plus = std::min(group.find('+', at), group.size());
+    const std::string one = group.substr(at, plus - at);
+    ops.push_back(one.substr(0, one.find('[')));
+    at = plus + 1;
+  }
+  return ops;
+}
+
+std::string last_op(const std::string& op) { return group_ops(op).back(); }
+
+// A rewrite graph optimizers make, by the op types it fuses (in order) and what it does to the
+// model's semantics.
+struct KnownRewrite {
+  std::vector<std::string> ops;
+  const char* mechanism;
+};
+
+// The rewrite of `table` whose op types appear in order, consecutively, among `ops`.
+const KnownRewrite* match_rewrite(const std::vector<KnownRewrite>& table,
+                                  const std::vector<std::string>& ops) {
+  for (const auto& k : table)
+    for (size_t i = 0; i + k.ops.size() <= ops.size(); ++i)
+      if (std::equal(k.ops.begin(), k.ops.end(), ops.begin() + static_cast<std::ptrdiff_t>(i)))
+        return &k;
+  return nullptr;
 }
 
 }  // namespace
@@ -91,24 +116,16 @@ nlohmann::json judge_exceptional(const std::string& behaviour, const std::string
   return verdict("undetermined", "exceptional-value behaviour '" + behaviour + "'", op);
 }
 
-// Rewrites optimizers make that keep ONNX's semantics in exact arithmetic but round elsewhere,
-// by the op types of the fused group at the divergence (its label, "Conv+BatchNormalization").
-const char* valid_rewrite_mechanism(const std::string& op) {
-  std::vector<std::string> ops;  // the group's op types, attributes ("[k=3x3]") dropped
-  const std::string group = op.substr(0, op.find(' '));
-  for (size_t at = 0; at <= group.size();) {
-    const size_t plus = std::min(group.find('+', at), group.size());
-    const std::string one = group.substr(at, plus - at);
-    ops.push_back(one.substr(0, one.find('[')));
-    at = plus + 1;
-  }
-  for (size_t i = 0; i + 1 < ops.size(); ++i)
-    if (ops[i] == "Conv" && ops[i + 1] == "BatchNormalization")
-      return "BatchNormalization folded into the Conv: the optimizer scales the weights by "
-             "gamma / sqrt(var + eps) and shifts the bias, each rounded to the model's type, "
-             "where the eager graph normalizes the convolution's rounded output; equal in exact "
-             "arithmetic, so a valid rewrite that rounds elsewhere";
-  return nullptr;
+// Rewrites optimizers make that keep ONNX's semantics in exact arithmetic but round elsewhere.
+const std::vector<KnownRewrite>& valid_rewrites() {
+  static const std::vector<KnownRewrite> table = {
+      {{"Conv", "BatchNormalization"},
+       "BatchNormalization folded into the Conv: the optimizer scales the weights by "
+       "gamma / sqrt(var + eps) and shifts the bias, each rounded to the model's type, "
+       "where the eager graph normalizes the convolution's rounded output; equal in exact "
+       "arithmetic, so a valid rewrite that rounds elsewhere"},
+  };
+  return table;
 }
 
 }  // namespace
@@ -166,9 +183,9 @@ nlohmann::json judge(const std::string& kind, const std::string& op, const nlohm
                             "fusing or reordering operators changes where results are rounded; "
                             "explain found no single-node configuration reproducing it bit for bit",
                             op);
-    if (const char* mechanism = valid_rewrite_mechanism(op)) {
-      v["mechanism"] = mechanism;
-      v["why"] = v.value("why", std::string()) + ". " + mechanism;
+    if (const KnownRewrite* k = match_rewrite(valid_rewrites(), group_ops(op))) {
+      v["mechanism"] = k->mechanism;
+      v["why"] = v.value("why", std::string()) + ". " + k->mechanism;
     }
     return v;
   }
@@ -188,12 +205,7 @@ nlohmann::json judge(const std::string& kind, const std::string& op, const nlohm
 
 namespace {
 
-// Rewrites graph optimizers make whose validity depends on the operands, by the op types they
-// fuse (in order) and what they do to the model's semantics.
-struct KnownRewrite {
-  std::vector<std::string> ops;
-  const char* mechanism;
-};
+// Rewrites graph optimizers make whose validity depends on the operands.
 const std::vector<KnownRewrite>& known_rewrites() {
   static const std::vector<KnownRewrite> table = {
       {{"Pad", "MaxPool"},
@@ -211,15 +223,6 @@ const std::vector<KnownRewrite>& known_rewrites() {
   return table;
 }
 
-// The known rewrite whose op types appear in order, consecutively, among a group's.
-const KnownRewrite* match_rewrite(const std::vector<std::string>& ops) {
-  for (const auto& k : known_rewrites())
-    for (size_t i = 0; i + k.ops.size() <= ops.size(); ++i)
-      if (std::equal(k.ops.begin(), k.ops.end(), ops.begin() + static_cast<std::ptrdiff_t>(i)))
-        return &k;
-  return nullptr;
-}
-
 }  // namespace
 
 nlohmann::json judge_rewrite(const std::string& op, const nlohmann::json& rewrite) {
@@ -235,7 +238,7 @@ nlohmann::json judge_rewrite(const std::string& op, const nlohmann::json& rewrit
     const std::string note = g.value("note", std::string());
     fused += fmt::format("{}{} ({}){}", fused.empty() ? "" : "; ", names, fmt::join(ops, "+"),
                          note.empty() ? "" : " as `" + note + "`");
-    if (const KnownRewrite* k = match_rewrite(ops); k && mechanism.empty())
+    if (const KnownRewrite* k = match_rewrite(known_rewrites(), ops); k && mechanism.empty())
       mechanism = k->mechanism;
   }
   std::string why = fmt::format(
