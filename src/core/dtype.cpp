@@ -9,23 +9,33 @@ namespace ig {
 
 namespace {
 constexpr auto kTable = std::to_array<DTypeInfo>({
-    {DType::kUndefined, "undefined", 0, false, false, false, 0, 0},
-    {DType::kFloat32, "float", 4, true, false, true, 23, 8},
-    {DType::kUInt8, "uint8", 1, false, true, false, 0, 0},
-    {DType::kInt8, "int8", 1, false, true, true, 0, 0},
-    {DType::kUInt16, "uint16", 2, false, true, false, 0, 0},
-    {DType::kInt16, "int16", 2, false, true, true, 0, 0},
-    {DType::kInt32, "int32", 4, false, true, true, 0, 0},
-    {DType::kInt64, "int64", 8, false, true, true, 0, 0},
-    {DType::kString, "string", 0, false, false, false, 0, 0},
-    {DType::kBool, "bool", 1, false, false, false, 0, 0},
-    {DType::kFloat16, "float16", 2, true, false, true, 10, 5},
-    {DType::kFloat64, "double", 8, true, false, true, 52, 11},
-    {DType::kUInt32, "uint32", 4, false, true, false, 0, 0},
-    {DType::kUInt64, "uint64", 8, false, true, false, 0, 0},
-    {DType::kComplex64, "complex64", 8, false, false, true, 0, 0},
-    {DType::kComplex128, "complex128", 16, false, false, true, 0, 0},
-    {DType::kBFloat16, "bfloat16", 2, true, false, true, 7, 8},
+    {DType::kUndefined, "undefined", 0, false, false, false, 0, 0, 0},
+    {DType::kFloat32, "float", 4, true, false, true, 23, 8, 0},
+    {DType::kUInt8, "uint8", 1, false, true, false, 0, 0, 0},
+    {DType::kInt8, "int8", 1, false, true, true, 0, 0, 0},
+    {DType::kUInt16, "uint16", 2, false, true, false, 0, 0, 0},
+    {DType::kInt16, "int16", 2, false, true, true, 0, 0, 0},
+    {DType::kInt32, "int32", 4, false, true, true, 0, 0, 0},
+    {DType::kInt64, "int64", 8, false, true, true, 0, 0, 0},
+    {DType::kString, "string", 0, false, false, false, 0, 0, 0},
+    {DType::kBool, "bool", 1, false, false, false, 0, 0, 0},
+    {DType::kFloat16, "float16", 2, true, false, true, 10, 5, 0},
+    {DType::kFloat64, "double", 8, true, false, true, 52, 11, 0},
+    {DType::kUInt32, "uint32", 4, false, true, false, 0, 0, 0},
+    {DType::kUInt64, "uint64", 8, false, true, false, 0, 0, 0},
+    {DType::kComplex64, "complex64", 8, false, false, true, 0, 0, 0},
+    {DType::kComplex128, "complex128", 16, false, false, true, 0, 0, 0},
+    {DType::kBFloat16, "bfloat16", 2, true, false, true, 7, 8, 0},
+    {DType::kFloat8E4M3FN, "float8e4m3fn", 1, false, false, true, 3, 4, 8},
+    {DType::kFloat8E4M3FNUZ, "float8e4m3fnuz", 1, false, false, true, 3, 4, 8},
+    {DType::kFloat8E5M2, "float8e5m2", 1, false, false, true, 2, 5, 8},
+    {DType::kFloat8E5M2FNUZ, "float8e5m2fnuz", 1, false, false, true, 2, 5, 8},
+    {DType::kUInt4, "uint4", 1, false, false, false, 0, 0, 4},
+    {DType::kInt4, "int4", 1, false, false, true, 0, 0, 4},
+    {DType::kFloat4E2M1, "float4e2m1", 1, false, false, true, 1, 2, 4},
+    {DType::kFloat8E8M0, "float8e8m0", 1, false, false, false, 0, 8, 8},
+    {DType::kUInt2, "uint2", 1, false, false, false, 0, 0, 2},
+    {DType::kInt2, "int2", 1, false, false, true, 0, 0, 2},
 });
 
 // The table is indexed by the enum value, so a new dtype must extend both: entry i is DType i, one
@@ -67,12 +77,11 @@ std::optional<DType> dtype_from_name(std::string_view name) {
 }
 
 std::optional<std::string_view> lacked_onnx_type(int32_t value) {
-  // TensorProto.DataType 17 to 26 (onnx.proto); newer than the Debian libonnx, so by number.
-  constexpr std::array<std::string_view, 10> kLacked = {
-      "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4",
-      "int4",         "float4e2m1",     "float8e8m0", "uint2",          "int2"};
-  if (value < 17 || value >= 17 + static_cast<int32_t>(kLacked.size())) return std::nullopt;
-  return kLacked[static_cast<size_t>(value - 17)];
+  // TensorProto.DataType 27 and 28 (onnx.proto); newer than the Debian libonnx, so by number.
+  constexpr std::array<std::string_view, 2> kLacked = {"float6e2m3", "float6e3m2"};
+  if (value < kNumDTypes || value >= kNumDTypes + static_cast<int32_t>(kLacked.size()))
+    return std::nullopt;
+  return kLacked[static_cast<size_t>(value - kNumDTypes)];
 }
 
 }  // namespace ig

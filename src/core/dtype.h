@@ -30,8 +30,19 @@ enum class DType : int32_t {
   kComplex64 = 14,
   kComplex128 = 15,
   kBFloat16 = 16,
+  // Narrow types (core/narrow_types.h): held one element per byte, the code in its low bits.
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUInt2 = 25,
+  kInt2 = 26,
 };
-inline constexpr int kNumDTypes = 17;
+inline constexpr int kNumDTypes = 27;
 
 struct DTypeInfo {
   DType dtype;
@@ -40,8 +51,12 @@ struct DTypeInfo {
   bool is_float;     // IEEE-style floating point (fp16, bf16, fp32, fp64)
   bool is_integer;   // signed or unsigned integer (not bool)
   bool is_signed;
-  int mantissa_bits;  // explicit mantissa bits of floats, 0 otherwise
+  int mantissa_bits;  // explicit mantissa bits of floats (narrow ones too), 0 otherwise
   int exponent_bits;
+  // Bits of a narrow type's code (8, 4 or 2; one element a byte in a Tensor, packed in ONNX
+  // files); 0 for the others. Narrow types are neither is_float nor is_integer: only the
+  // conversions of core/narrow_types.h read them.
+  int narrow_bits;
 };
 
 const DTypeInfo& dtype_info(DType dt);
@@ -49,13 +64,13 @@ inline const char* dtype_name(DType dt) { return dtype_info(dt).name; }
 inline size_t dtype_size(DType dt) { return dtype_info(dt).size; }
 inline bool is_float(DType dt) { return dtype_info(dt).is_float; }
 inline bool is_integer(DType dt) { return dtype_info(dt).is_integer; }
+inline bool is_narrow(DType dt) { return dtype_info(dt).narrow_bits > 0; }
 // The smallest positive normal number of a float dtype (FLT_MIN for fp32, 2^-14 for fp16).
 double smallest_normal(DType dt);
 bool is_valid_dtype(int32_t value);
 std::optional<DType> dtype_from_name(std::string_view name);
-// ONNX element types infergap has no DType for, by their ONNX name ("float8e4m3fn", "int4"):
-// the float8s, int4/uint4, float4, float8e8m0 and int2/uint2 that ONNX 1.14 and later added;
-// nullopt for any other value.
+// ONNX element types infergap has no DType for, by their ONNX name: float6e2m3 and float6e3m2
+// (ONNX 1.20); nullopt for any other value.
 std::optional<std::string_view> lacked_onnx_type(int32_t value);
 
 // C++ type <-> DType

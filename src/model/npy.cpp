@@ -1,10 +1,12 @@
 #include "model/npy.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
 
+#include "core/narrow_types.h"
 #include "model/tensor_proto.h"
 
 namespace ig {
@@ -45,6 +47,8 @@ const char* npy_descr(DType dt) {
       return nullptr;
   }
 }
+
+bool widened_to_float32(DType dt) { return dt == DType::kBFloat16 || is_narrow(dt); }
 
 std::optional<DType> dtype_from_descr(std::string d) {
   if (d.size() >= 2 && (d[0] == '=' || d[0] == '|')) d[0] = '<';
@@ -90,14 +94,33 @@ std::optional<std::string> header_value(const std::string& header, const std::st
   return header.substr(p, end - p);
 }
 
+// A float or integer array into a narrow input (float8, int4, ...): every value must be one of
+// the type's, as encode_npy writes them.
+Expected<Tensor> narrowed(const Tensor& t, DType target, const std::string& label) {
+  Tensor out(target, t.shape());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const double v = t.as_double(i);
+    const uint8_t code =
+        is_narrow_int(target) ? narrow_int_wrapped(target, v) : narrow_float_code(target, v, false);
+    const double back = narrow_value(target, code);
+    if (back != v && !(std::isnan(v) && std::isnan(back))) {
+      return invalid_argument("{}: element {} ({}) is not exactly representable as {}", label, i, v,
+                              dtype_name(target));
+    }
+    out.codes()[i] = code;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string encode_npy(const Tensor& in) {
   Tensor t = in;
-  if (t.dtype() == DType::kBFloat16) {
+  // numpy has no bfloat16, float8, int4...: written as float32, which holds each of their
+  // values (NaN payloads aside).
+  if (widened_to_float32(t.dtype())) {
     Tensor f(DType::kFloat32, t.shape());
-    for (int64_t i = 0; i < t.numel(); ++i)
-      f.data<float>()[i] = static_cast<float>(t.data<BFloat16>()[i]);
+    for (int64_t i = 0; i < t.numel(); ++i) f.data<float>()[i] = static_cast<float>(t.as_double(i));
     t = f;
   }
   std::string shape = "(";
@@ -121,7 +144,7 @@ std::string encode_npy(const Tensor& in) {
 }
 
 Status write_npy(const Tensor& t, const std::string& path) {
-  if (t.dtype() != DType::kBFloat16 && !npy_descr(t.dtype())) {
+  if (!widened_to_float32(t.dtype()) && !npy_descr(t.dtype())) {
     return unsupported("{}: cannot write {} tensors as .npy", path, dtype_name(t.dtype()));
   }
   return write_file_bytes(path, encode_npy(t));
@@ -220,6 +243,8 @@ Expected<Tensor> npy_to_dtype(const Tensor& t, DType target, const std::string& 
     }
     return out;
   }
+  if (is_narrow(target) && (is_float(t.dtype()) || is_integer(t.dtype())))
+    return narrowed(t, target, label);
   return invalid_argument("{}: holds {} but {} is needed", label, dtype_name(t.dtype()),
                           dtype_name(target));
 }

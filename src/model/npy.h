@@ -7,8 +7,9 @@
 
 namespace ig {
 
-// bfloat16 has no NumPy type: it is written as float32 (exact). Reading a float32 file into a
-// bfloat16 input goes through npy_to_dtype, which refuses values bfloat16 cannot hold exactly.
+// bfloat16 and the narrow types (float8, int4, ...) have no NumPy type: they are written as
+// float32 (exact). Reading a float32 file into such an input goes through npy_to_dtype, which
+// refuses values the input's type cannot hold exactly.
 Status write_npy(const Tensor& tensor, const std::string& path);
 Expected<Tensor> read_npy(const std::string& path);
 Expected<Tensor> parse_npy(const std::string& bytes, const std::string& label);

@@ -12,11 +12,6 @@ std::string label(const onnx::NodeProto& n) {
   return n.name().empty() ? n.op_type() : fmt::format("{} '{}'", n.op_type(), n.name());
 }
 
-Status lacked(std::string_view type, const std::string& where, const std::string& what) {
-  return unsupported("unsupported type {} in {} ({})", type, where.empty() ? "the graph" : where,
-                     what);
-}
-
 }  // namespace
 
 std::string node_using(const onnx::GraphProto& g, const std::string& value) {
@@ -31,29 +26,39 @@ std::string node_using(const onnx::GraphProto& g, const std::string& value) {
   return "";
 }
 
-Status check_lacked_types(const onnx::GraphProto& g) {
+std::optional<TypeUse> first_type_use(const onnx::GraphProto& g,
+                                      const std::function<bool(int32_t)>& pick) {
   for (const auto& t : g.initializer()) {
-    if (auto type = lacked_onnx_type(t.data_type()))
-      return lacked(*type, node_using(g, t.name()), "initializer '" + t.name() + "'");
+    if (pick(t.data_type()))
+      return TypeUse{t.data_type(), node_using(g, t.name()), "initializer '" + t.name() + "'"};
   }
   for (const auto* list : {&g.input(), &g.output(), &g.value_info()}) {
     for (const auto& vi : *list) {
       if (!vi.type().has_tensor_type()) continue;
-      if (auto type = lacked_onnx_type(vi.type().tensor_type().elem_type()))
-        return lacked(*type, node_using(g, vi.name()), "value '" + vi.name() + "'");
+      const int32_t type = vi.type().tensor_type().elem_type();
+      if (pick(type)) return TypeUse{type, node_using(g, vi.name()), "value '" + vi.name() + "'"};
     }
   }
   for (const auto& n : g.node()) {
     for (const auto& a : n.attribute()) {
       const bool type_attr = a.name() == "to" || a.name() == "dtype" || a.name() == "output_dtype";
-      auto type = a.type() == onnx::AttributeProto::TENSOR ? lacked_onnx_type(a.t().data_type())
-                  : type_attr && a.type() == onnx::AttributeProto::INT
-                      ? lacked_onnx_type(static_cast<int32_t>(a.i()))
-                      : std::nullopt;
-      if (type) return lacked(*type, "node " + label(n), "attribute '" + a.name() + "'");
+      const std::optional<int32_t> type = a.type() == onnx::AttributeProto::TENSOR
+                                              ? std::optional(a.t().data_type())
+                                          : type_attr && a.type() == onnx::AttributeProto::INT
+                                              ? std::optional(static_cast<int32_t>(a.i()))
+                                              : std::nullopt;
+      if (type && pick(*type))
+        return TypeUse{*type, "node " + label(n), "attribute '" + a.name() + "'"};
     }
   }
-  return Status::Ok();
+  return std::nullopt;
+}
+
+Status check_lacked_types(const onnx::GraphProto& g) {
+  auto use = first_type_use(g, [](int32_t t) { return lacked_onnx_type(t).has_value(); });
+  if (!use) return Status::Ok();
+  return unsupported("unsupported type {} in {} ({})", *lacked_onnx_type(use->type),
+                     use->where.empty() ? "the graph" : use->where, use->what);
 }
 
 }  // namespace ig

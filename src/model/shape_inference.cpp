@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/venv.h"
+#include "model/onnx_types.h"
 
 namespace ig {
 
@@ -356,9 +357,13 @@ Helper& helper(Checker checker) {
 }  // namespace
 
 // A model libonnx cannot judge: its checker refuses a newer IR version, and its schemas for a newer
-// opset are those of an older one (ReduceMean-18's axes input would be "too many inputs").
+// opset are those of an older one (ReduceMean-18's axes input would be "too many inputs"); it
+// knows no element type newer than itself ("Unrecognized data_type: 22" for int4).
 bool newer_than_libonnx(const onnx::ModelProto& proto) {
   if (proto.ir_version() > libonnx_ir_version()) return true;
+  if (first_type_use(proto.graph(),
+                     [](int32_t t) { return !onnx::TensorProto_DataType_IsValid(t); }))
+    return true;
   for (const auto& opset : proto.opset_import()) {
     const std::string domain = opset.domain() == "ai.onnx" ? "" : opset.domain();
     const int newest = libonnx_opset(domain);

@@ -8,6 +8,8 @@
 #include <limits>
 #include <sstream>
 
+#include "core/narrow_types.h"
+
 namespace ig {
 
 namespace fs = std::filesystem;
@@ -122,7 +124,37 @@ Status copy_narrow(const onnx::TensorProto& p, Tensor& t) {
   return Status::Ok();
 }
 
+// Narrow types (core/narrow_types.h) arrive packed: 4- and 2-bit codes low bits first.
+Status fill_narrow(const std::string& bytes, Tensor& t, const char* what) {
+  const int bits = dtype_info(t.dtype()).narrow_bits;
+  const int64_t need = packed_size(t.numel(), bits);
+  if (static_cast<int64_t>(bytes.size()) != need) {
+    return invalid_argument("{} has {} bytes but {} needs {} ({} bits a value, packed)", what,
+                            bytes.size(), t.describe(), need, bits);
+  }
+  const auto* packed = reinterpret_cast<const uint8_t*>(bytes.data());
+  uint8_t* codes = t.codes();
+  for (int64_t i = 0; i < t.numel(); ++i)
+    codes[i] = static_cast<uint8_t>(packed_code(packed, i, bits));
+  return Status::Ok();
+}
+
+// int32_data of a narrow type holds its packed bytes, one a value.
+Expected<std::string> int32_data_bytes(const onnx::TensorProto& p, DType dtype) {
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(p.int32_data_size()));
+  for (int i = 0; i < p.int32_data_size(); ++i) {
+    const int32_t v = p.int32_data(i);
+    if (v < 0 || v > 255)
+      return invalid_argument("int32_data value {} at index {} is not a byte of packed {}", v, i,
+                              dtype_name(dtype));
+    bytes.push_back(static_cast<char>(v));
+  }
+  return bytes;
+}
+
 Status fill_from_bytes(const std::string& bytes, Tensor& t, const char* what) {
+  if (is_narrow(t.dtype())) return fill_narrow(bytes, t, what);
   if (bytes.size() != t.nbytes()) {
     return invalid_argument("{} has {} bytes but {} needs {}", what, bytes.size(), t.describe(),
                             t.nbytes());
@@ -203,6 +235,9 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const std::string
     if (dtype == DType::kString)
       return invalid_argument("{}: string tensors cannot use raw_data", label);
     st = fill_from_bytes(p.raw_data(), t, "raw_data");
+  } else if (is_narrow(dtype)) {
+    auto bytes = int32_data_bytes(p, dtype);
+    st = bytes.ok() ? fill_narrow(*bytes, t, "int32_data") : bytes.status();
   } else {
     switch (dtype) {
       case DType::kFloat32:
@@ -288,6 +323,8 @@ void tensor_to_proto(const Tensor& t, const std::string& name, onnx::TensorProto
   for (int64_t d : t.shape()) p->add_dims(d);
   if (t.dtype() == DType::kString) {
     for (const auto& s : t.strings()) p->add_string_data(s);
+  } else if (is_narrow(t.dtype())) {
+    p->set_raw_data(pack_codes(t.codes(), t.numel(), dtype_info(t.dtype()).narrow_bits));
   } else {
     p->set_raw_data(std::string(reinterpret_cast<const char*>(t.raw()), t.nbytes()));
   }

@@ -1,6 +1,6 @@
 // Quantized models (QDQ and QOperator) with bad quantization parameters: scales of 0, negative,
 // NaN or Inf, zero points of another type than their data or outside their type, parameter
-// shapes that do not fit the axis, and ONNX types infergap lacks (int4, float8). Each must end
+// shapes that do not fit the axis, and ONNX types infergap lacks (float6). Each must end
 // in an error naming the node and the problem, not in numbers computed from them.
 #include <onnx/onnx_pb.h>
 
@@ -120,12 +120,12 @@ std::vector<HostileCase> quant_cases(const std::string& dir) {
       {"same shape"});
   add("quant_zero_point_outside_type", quantize({}, {0.1f}, {}, {300}),
       {"300 at index 0 is outside uint8"});
-  add("quant_zero_point_int4", quantize({}, {0.1f}, {}, {0}, 22),
-      {"unsupported type int4 in node quantizelinear 'quant'"});
+  add("quant_zero_point_float6", quantize({}, {0.1f}, {}, {0}, 27),
+      {"unsupported type float6e2m3 in node quantizelinear 'quant'"});
   {
     QModel q = quantize({}, {0.1f}, {}, {0});
-    q.g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(17);
-    add("quant_output_float8", q, {"unsupported type float8e4m3fn in node quantizelinear"});
+    q.g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(28);
+    add("quant_output_float6", q, {"unsupported type float6e3m2 in node quantizelinear"});
   }
   {
     // DequantizeLinear of uint8 data with an int8 zero point.
@@ -147,8 +147,8 @@ std::vector<HostileCase> quant_cases(const std::string& dir) {
     auto* a = q.g->mutable_node(0)->add_attribute();
     a->set_name("to");
     a->set_type(onnx::AttributeProto::INT);
-    a->set_i(21);
-    add("cast_to_uint4", q, {"unsupported type uint4 in node cast 'cast'"});
+    a->set_i(28);
+    add("cast_to_float6", q, {"unsupported type float6e3m2 in node cast 'cast'"});
   }
   add("qlinear_matmul_scale_zero", qlinear_matmul(0.0f, TP::UINT8),
       {"qlinearmatmul 'qmm': b_scale 'bs' is 0"});

@@ -1,8 +1,11 @@
 #include "tensor/tensor.h"
 
+#include "core/narrow_types.h"
+
 #include <atomic>
 #include <cstring>
 #include <new>
+#include <utility>
 
 namespace ig {
 
@@ -126,6 +129,17 @@ void Tensor::check_type(DType requested) const {
   }
 }
 
+const uint8_t* Tensor::codes() const {
+  if (!is_narrow(dtype_))
+    throw StatusError(internal_error("tensor of type {} accessed as codes", dtype_name(dtype_)));
+  return reinterpret_cast<const uint8_t*>(raw());
+}
+
+uint8_t* Tensor::codes() {
+  (void)std::as_const(*this).codes();  // the type check
+  return reinterpret_cast<uint8_t*>(raw());
+}
+
 Tensor Tensor::reshaped(Shape shape) const {
   if (shape_numel(shape) != numel_) {
     throw StatusError(
@@ -176,6 +190,7 @@ double Tensor::as_double(int64_t i) const {
     case DType::kBool:
       return data<bool>()[i] ? 1.0 : 0.0;
     default:
+      if (is_narrow(dtype_)) return narrow_value(dtype_, codes()[i]);
       throw StatusError(invalid_argument("{} is not numeric", dtype_name(dtype_)));
   }
 }
@@ -201,6 +216,7 @@ int64_t Tensor::as_int64(int64_t i) const {
     case DType::kBool:
       return data<bool>()[i] ? 1 : 0;
     default:
+      if (is_narrow_int(dtype_)) return narrow_int_value(dtype_, codes()[i]);
       return static_cast<int64_t>(as_double(i));
   }
 }

@@ -88,6 +88,9 @@ class Tensor {
   }
   std::vector<std::string>& strings();
   const std::vector<std::string>& strings() const;
+  // The codes of a narrow type (core/narrow_types.h: float8, int4, ...), one a byte.
+  uint8_t* codes();
+  const uint8_t* codes() const;
 
   // Same storage, new shape (numel must match).
   Tensor reshaped(Shape shape) const;

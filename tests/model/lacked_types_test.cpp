@@ -1,4 +1,4 @@
-// ONNX element types infergap lacks (float8, int4, ...) and narrow values that do not fit their
+// ONNX element types infergap lacks (float6) and narrow values that do not fit their
 // type: errors at load that name the node and the type, instead of "unknown data type 22" or a
 // zero point silently wrapped.
 #include <gtest/gtest.h>
@@ -44,29 +44,41 @@ Status load(const onnx::ModelProto& m) {
   return load_model(path).status();
 }
 
+// TensorProto.DataType 27 and 28 (ONNX 1.20), newer than Debian's libonnx names.
+constexpr int kFloat6E2M3 = 27, kFloat6E3M2 = 28;
+
 TEST(LackedTypes, OnnxNamesOfTheTypesWeLack) {
-  EXPECT_EQ(lacked_onnx_type(17), "float8e4m3fn");
-  EXPECT_EQ(lacked_onnx_type(21), "uint4");
-  EXPECT_EQ(lacked_onnx_type(22), "int4");
-  EXPECT_EQ(lacked_onnx_type(26), "int2");
-  EXPECT_FALSE(lacked_onnx_type(16).has_value());  // bfloat16: ours
-  EXPECT_FALSE(lacked_onnx_type(27).has_value());  // not an ONNX type (yet)
+  EXPECT_EQ(lacked_onnx_type(kFloat6E2M3), "float6e2m3");
+  EXPECT_EQ(lacked_onnx_type(kFloat6E3M2), "float6e3m2");
+  for (int ours : {16, 17, 21, 22, 24, 26})  // bfloat16, float8e4m3fn, uint4, int4, e8m0, int2
+    EXPECT_FALSE(lacked_onnx_type(ours).has_value()) << ours;
+  EXPECT_FALSE(lacked_onnx_type(29).has_value());  // not an ONNX type (yet)
 }
 
-TEST(LackedTypes, Int4ZeroPointNamesTheNode) {
-  const Status st = load(quantize(22, 0));
+TEST(LackedTypes, Float6ZeroPointNamesTheNode) {
+  const Status st = load(quantize(kFloat6E2M3, 0));
   EXPECT_EQ(st.code(), StatusCode::kUnsupported) << st.to_string();
-  EXPECT_NE(st.message().find("unsupported type int4 in node QuantizeLinear 'quant' "
+  EXPECT_NE(st.message().find("unsupported type float6e2m3 in node QuantizeLinear 'quant' "
                               "(initializer 'z')"),
             std::string::npos)
       << st.message();
 }
 
-TEST(LackedTypes, Float8OutputAndCastAttributeNameTheNode) {
+TEST(LackedTypes, NarrowTypesWeHaveLoad) {
+  EXPECT_TRUE(load(quantize(onnx::TensorProto::UINT8, 0)).ok());
+  EXPECT_TRUE(load(quantize(22, 7)).ok());  // an int4 zero point: one packed byte
+  const Status st = load(quantize(22, 300));
+  EXPECT_NE(st.message().find("int32_data value 300 at index 0 is not a byte of packed int4"),
+            std::string::npos)
+      << st.message();
+}
+
+TEST(LackedTypes, Float6OutputAndCastAttributeNameTheNode) {
   onnx::ModelProto m = quantize(onnx::TensorProto::UINT8, 0);
-  m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(19);
+  m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      kFloat6E3M2);
   Status st = load(m);
-  EXPECT_NE(st.message().find("unsupported type float8e5m2 in node QuantizeLinear 'quant' "
+  EXPECT_NE(st.message().find("unsupported type float6e3m2 in node QuantizeLinear 'quant' "
                               "(value 'Y')"),
             std::string::npos)
       << st.message();
@@ -77,9 +89,9 @@ TEST(LackedTypes, Float8OutputAndCastAttributeNameTheNode) {
   auto* a = n->add_attribute();
   a->set_name("to");
   a->set_type(onnx::AttributeProto::INT);
-  a->set_i(21);
+  a->set_i(kFloat6E2M3);
   st = load(cast);
-  EXPECT_NE(st.message().find("unsupported type uint4 in node Cast 'relu0' (attribute 'to')"),
+  EXPECT_NE(st.message().find("unsupported type float6e2m3 in node Cast 'relu0' (attribute 'to')"),
             std::string::npos)
       << st.message();
 }

@@ -79,6 +79,32 @@ TEST(Npy, BFloat16IsWrittenAsExactFloat32AndReadBackWhenRepresentable) {
   EXPECT_NE(lossy.status().message().find("not exactly representable"), std::string::npos);
 }
 
+TEST(Npy, NarrowTypesAreWrittenAsExactFloat32AndReadBackWhenRepresentable) {
+  TempDir dir;
+  Tensor q(DType::kFloat8E4M3FN, {3});
+  q.codes()[0] = 0x7E;  // 448
+  q.codes()[1] = 0x81;  // -2^-9
+  q.codes()[2] = 0x7F;  // NaN
+  ASSERT_TRUE(write_npy(q, dir.file("q.npy")).ok());
+  auto f = read_npy(dir.file("q.npy"));
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->dtype(), DType::kFloat32);
+  EXPECT_EQ(f->data<float>()[0], 448.0f);
+  auto back = npy_to_dtype(*f, DType::kFloat8E4M3FN, "q.npy");
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_TRUE(back->bitwise_equal(q));
+  auto lossy = npy_to_dtype(sample<float>({449.0f}, {1}), DType::kFloat8E4M3FN, "x.npy");
+  ASSERT_FALSE(lossy.ok());
+  EXPECT_NE(lossy.status().message().find("x.npy: element 0 (449) is not exactly representable as "
+                                          "float8e4m3fn"),
+            std::string::npos)
+      << lossy.status().message();
+  auto int4 = npy_to_dtype(sample<int8_t>({-8, 7}, {2}), DType::kInt4, "i.npy");
+  ASSERT_TRUE(int4.ok());
+  EXPECT_EQ(int4->to_int64_vector(), (std::vector<int64_t>{-8, 7}));
+  EXPECT_FALSE(npy_to_dtype(sample<int8_t>({8}, {1}), DType::kInt4, "i.npy").ok());
+}
+
 TEST(Npy, MalformedFilesGiveClearErrors) {
   EXPECT_NE(parse_npy("hello", "a.npy").status().message().find("bad magic"), std::string::npos);
   std::string good = encode_npy(sample<float>({1, 2, 3}, {3}));
@@ -96,6 +122,13 @@ TEST(TensorPb, RoundTripKeepsEveryType) {
   Tensor bf(DType::kBFloat16, {1});
   bf.data<BFloat16>()[0] = BFloat16(-2.0f);
   all.push_back(bf);
+  // Narrow types: packed in the file (4- and 2-bit codes), one a byte in memory.
+  for (DType dt : {DType::kFloat8E5M2, DType::kInt4, DType::kUInt2, DType::kFloat4E2M1}) {
+    Tensor n(dt, {3});
+    const int mask = (1 << dtype_info(dt).narrow_bits) - 1;
+    for (int i = 0; i < 3; ++i) n.codes()[i] = static_cast<uint8_t>((0x5A >> i) & mask);
+    all.push_back(n);
+  }
   for (const Tensor& t : all) {
     const std::string path = dir.file(std::string(dtype_name(t.dtype())) + ".pb");
     ASSERT_TRUE(write_tensor_pb(t, "x", path).ok());
@@ -135,6 +168,21 @@ TEST(TensorPb, SizeMismatchesAreRefused) {
   q.add_dims(3);
   q.add_int64_data(1);
   EXPECT_NE(tensor_from_proto(q).status().message().find("int64_data holds 1 values"),
+            std::string::npos);
+
+  onnx::TensorProto n;  // 5 int4 values take 3 packed bytes
+  n.set_name("w4");
+  n.set_data_type(static_cast<int>(DType::kInt4));
+  n.add_dims(5);
+  n.set_raw_data(std::string(2, '\0'));
+  EXPECT_NE(tensor_from_proto(n).status().message().find(
+                "tensor 'w4': raw_data has 2 bytes but int4[5] needs 3 (4 bits a value, packed)"),
+            std::string::npos)
+      << tensor_from_proto(n).status().message();
+  n.clear_raw_data();
+  for (int v : {0x12, 0x34, 0x456}) n.add_int32_data(v);
+  EXPECT_NE(tensor_from_proto(n).status().message().find(
+                "int32_data value 1110 at index 2 is not a byte of packed int4"),
             std::string::npos);
 
   onnx::TensorProto r;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <set>
 
+#include "backends/ort/ort_executed_graph.h"
 #include "core/process_memory.h"
 #include "model/model_identity.h"
 #include "model/onnx_model.h"
@@ -110,7 +111,9 @@ Expected<std::vector<std::string>> write_traced_model(const Model& model,
     for (const auto& name : node.outputs) {
       if (name.empty() || exposed.count(name)) continue;
       auto vi = model.graph.value_info.find(name);
-      if (vi != model.graph.value_info.end() && !vi->second.is_tensor) continue;
+      if (vi != model.graph.value_info.end() &&
+          (!vi->second.is_tensor || !ort_node_carries(vi->second.dtype)))
+        continue;
       auto* out = proto.mutable_graph()->add_output();
       out->set_name(name);
       // ORT needs an element type on graph outputs; the shape it infers itself.
@@ -289,12 +292,13 @@ Expected<std::map<std::string, Tensor>> OrtBackend::trace_copy(
   for (const auto& node : model.graph.nodes)
     for (const auto& name : node.outputs)
       if (!name.empty()) fetch.push_back(name);
-  // A value the traced copy could not expose (a sequence) is simply not fetched.
-  auto vi_is_tensor = [&](const std::string& n) {
+  // A value the traced copy could not expose (a sequence, a float8) is simply not fetched.
+  auto exposed = [&](const std::string& n) {
     auto it = model.graph.value_info.find(n);
-    return it == model.graph.value_info.end() || it->second.is_tensor;
+    return it == model.graph.value_info.end() ||
+           (it->second.is_tensor && ort_node_carries(it->second.dtype));
   };
-  std::erase_if(fetch, [&](const std::string& n) { return !vi_is_tensor(n); });
+  std::erase_if(fetch, [&](const std::string& n) { return !exposed(n); });
   IG_ASSIGN_OR_RETURN(auto values, run_session(key, feeds, fetch));
   const NodeReport report{"", note};
   for (const auto& node : model.graph.nodes) {

@@ -121,7 +121,8 @@ class OrtBackend : public Backend {
 };
 
 // Writes a copy of `model_path` whose graph outputs are followed by every main-graph node output
-// that is a tensor, returning the names of those outputs.
+// that is a tensor onnxruntime-node carries (ort_node_carries), returning the names of those
+// outputs.
 Expected<std::vector<std::string>> write_traced_model(const Model& model,
                                                       const std::string& model_path,
                                                       const std::string& out_path);

@@ -101,7 +101,8 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
   for (const auto& [value, from] : source) {
     if (!ix.producer.count(value)) continue;  // a graph input
     const ValueInfo* vi = ix.info(value);
-    if (!vi || !vi->is_tensor || vi->dtype == DType::kUndefined) continue;
+    if (!vi || !vi->is_tensor || vi->dtype == DType::kUndefined || !ort_node_carries(vi->dtype))
+      continue;
     const Mapped& m = mapped.at(from);
     std::string fetch = from;
     if (!m.perm.empty()) {

@@ -28,6 +28,11 @@ struct ExecutedPlan {
   size_t permuted_values = 0;      // values recovered from a transposed layout (NHWC kernels)
 };
 
+// Whether a value of `dt` can leave onnxruntime-node's session: its JavaScript binding has no
+// float8, float4, int4 or int2 tensors, so such values are not exposed (their nodes have no
+// captured value on ort; the DequantizeLinear after them does).
+inline bool ort_node_carries(DType dt) { return !is_narrow(dt); }
+
 // Maps `optimized` (the model ORT's session saved after optimizing `original`) onto `original`
 // and makes each recovered value a graph output of `optimized`: a value under its original name
 // as it is, an NCHWc value (renamed by ORT) through an added ReorderOutput node into NCHW, a

@@ -14,6 +14,7 @@
 
 #include "backends/ref/kernel_util.h"
 #include "backends/ref/numerics/ordered_sum.h"
+#include "core/narrow_types.h"
 
 namespace ig {
 
@@ -125,13 +126,6 @@ struct QOperand {
 // zero point (when given) of the same type. Errors name the node, the input and the problem.
 Status expect_quant_params(const KernelContext& ctx, std::initializer_list<size_t> scales,
                            std::initializer_list<QOperand> operands);
-
-// Code `index` of `bits`-wide codes packed low bits first in `bytes`: ONNX Runtime's 2-, 4- and
-// 8-bit block layouts (MatMulNBits, GatherBlockQuantized and their packed zero points).
-inline int64_t packed_code(const uint8_t* bytes, int64_t index, int64_t bits) {
-  const int64_t bit = index * bits;
-  return (bytes[bit / 8] >> (bit % 8)) & ((int64_t{1} << bits) - 1);
-}
 
 // The block_size attribute of ONNX Runtime's block-quantized operators: a power of 2, >= 16.
 Status expect_quant_block_size(const KernelContext& ctx, int64_t block);

@@ -108,13 +108,19 @@ check("int4_weights", weight_case("int4_weights", T.INT4, -8, 7, 64, 16, 32), {"
 check("uint4_weights", weight_case("uint4_weights", T.UINT4, 0, 15, 40, 8, 16), {"Wout"})
 check("int8_blocks", activation_case("int8_blocks", 4), {"Y"})
 
-# An int4 output (QuantizeLinear to int4) is beyond what infergap reads: refused by name.
+# An int4 output (QuantizeLinear to int4, core/narrow_types.h): round half to even, saturate to
+# [-8, 7]; ref and the oracle give the same codes (ORT's onnxruntime-node hands out no int4).
 nodes = [helper.make_node("QuantizeLinear", ["X", "S", "Z"], ["Y"], name="q4")]
-save("q4", nodes, [helper.make_tensor_value_info("X", T.FLOAT, [4])],
-     [helper.make_tensor_value_info("Y", T.INT4, [4])],
+save("q4", nodes, [helper.make_tensor_value_info("X", T.FLOAT, [5])],
+     [helper.make_tensor_value_info("Y", T.INT4, [5])],
      [numpy_helper.from_array(np.array(0.5, np.float32), "S"),
-      helper.make_tensor("Z", T.INT4, [], [0])])
-r = subprocess.run([INFERGAP, "run", "q4.onnx", "-p", "ref"], capture_output=True, text=True)
-assert r.returncode == 2 and "unsupported type int4 in node QuantizeLinear 'q4'" in r.stderr, \
-    r.stderr
-print("blockwise_qdq_spec: ok (int4 and uint4 weights, int8 blocks; ref, oracle, ORT)")
+      helper.make_tensor("Z", T.INT4, [], [1])])
+np.save("q4.X.npy", np.array([-5, -0.75, 0.25, 3.9, 1.25], np.float32))
+r = subprocess.run([INFERGAP, "run", "q4.onnx", "--input", "X=q4.X.npy", "-p", "ref", "-p",
+                    "ref:acc=exact,dtype=fp64", "--save-outputs", "q4"], capture_output=True,
+                   text=True)
+assert r.returncode == 0, r.stderr
+for p in ("ref", "ref:acc=exact,dtype=fp64"):
+    got = np.load(f"q4/{folder(p)}/Y.npy")  # int4 is written as float32
+    assert np.array_equal(got, [-8, -1, 1, 7, 3]), f"q4 {p}: {got}"
+print("blockwise_qdq_spec: ok (int4 and uint4 weights, int8 blocks; ref, oracle, ORT; int4 out)")

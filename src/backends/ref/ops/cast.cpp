@@ -1,6 +1,7 @@
 // Cast (1: `to` is a type-name string; 6+: a TensorProto.DataType number; 9+: string <-> number)
-// and CastLike (15+: the target type is input 1's). The opset 19 `saturate` attribute concerns
-// float8 types only, which this backend does not have.
+// and CastLike (15+: the target type is input 1's). To and from the narrow types (float8, int4,
+// ...; core/narrow_types.h) through double, with the `saturate` (19) and `round_mode` (25)
+// attributes.
 //
 // Every numeric conversion rounds once: floats and integers go to fp16/bf16 through double, which
 // holds them exactly (integers beyond 2^53 aside). Float -> integer truncates; NaN and out-of-range
@@ -13,6 +14,7 @@
 #include <limits>
 
 #include "backends/ref/elementwise_util.h"
+#include "core/narrow_types.h"
 
 namespace ig {
 namespace {
@@ -169,6 +171,41 @@ Status dispatch_castable(DType dt, F&& f) {
   return dispatch_numeric(dt, std::forward<F>(f));
 }
 
+Expected<E8M0Rounding> e8m0_rounding(const KernelContext& ctx) {
+  const std::string mode = ctx.node.attr_string("round_mode", "up");
+  if (mode == "up") return E8M0Rounding::kUp;
+  if (mode == "down") return E8M0Rounding::kDown;
+  if (mode == "nearest") return E8M0Rounding::kNearest;
+  return ctx.fail("round_mode '{}' is not up, down or nearest", mode);
+}
+
+// Casts with a narrow type on either side: every value goes through double, which holds each
+// narrow value, and each number that reaches a narrow type, exactly.
+Status cast_narrow(KernelContext& ctx, const Tensor& x, DType to) {
+  const DType from = x.dtype();
+  if (from == DType::kString || to == DType::kString)
+    return ctx.unsupported_here("Cast from {} to {}", dtype_name(from), dtype_name(to));
+  Tensor& y = ctx.output(0, to, x.shape());
+  const int64_t n = x.numel();
+  if (!is_narrow(to)) {
+    return dispatch_castable(to, [&](auto to_tag) {
+      using To = typename decltype(to_tag)::type;
+      To* dst = y.data<To>();
+      for (int64_t i = 0; i < n; ++i) dst[i] = convert<To>(x.as_double(i));
+      return Status::Ok();
+    });
+  }
+  const bool saturate = ctx.node.attr_int("saturate", 1) != 0;
+  IG_ASSIGN_OR_RETURN(E8M0Rounding rounding, e8m0_rounding(ctx));
+  uint8_t* dst = y.codes();
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = x.as_double(i);
+    dst[i] = is_narrow_int(to) ? narrow_int_wrapped(to, v)
+                               : narrow_float_code(to, v, saturate, rounding);
+  }
+  return Status::Ok();
+}
+
 Status cast_to(KernelContext& ctx, const Tensor& x, DType to) {
   if (x.dtype() == to) {
     ctx.set_output(0, x);
@@ -180,6 +217,7 @@ Status cast_to(KernelContext& ctx, const Tensor& x, DType to) {
       return ctx.unsupported_here("Cast from {} to {}", dtype_name(from), dtype_name(to));
     }
   }
+  if (is_narrow(from) || is_narrow(to)) return cast_narrow(ctx, x, to);
   Tensor& y = ctx.output(0, to, x.shape());
   const int64_t n = x.numel();
   if (from == DType::kString) {

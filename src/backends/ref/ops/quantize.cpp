@@ -1,6 +1,7 @@
 // QuantizeLinear / DequantizeLinear (ai.onnx 10: per-tensor; 13+: per-axis with `axis`; 21+:
 // block-wise with `block_size` and 16-bit quantized types) and DynamicQuantizeLinear (11).
-// Quantisation: saturate(round_half_even(x / scale) + zero_point).
+// Quantisation: saturate(round_half_even(x / scale) + zero_point); float8/float4 round to
+// nearest even. The narrow types (int4, float8, ...) from opset 19/21 (core/narrow_types.h).
 #include "backends/ref/nn_util.h"
 
 namespace ig {
@@ -81,6 +82,27 @@ Status dispatch_quantized(const KernelContext& ctx, DType dt, F&& f) {
       dtype_name(dt));
 }
 
+// x / scale in float, then: narrow integers round half to even, add the zero point and
+// saturate; narrow floats round to nearest even, saturating unless `saturate` is 0 (float4
+// always saturates), with a zero point that is not 0 added first (ONNX's reference adds none
+// for float8, whose zero point must be 0).
+Status quantize_narrow(KernelContext& ctx, const Tensor& x, const AxisParams& a,
+                       const QuantParam& scale, const QuantParam& zp, DType out_type) {
+  const bool saturate = ctx.node.attr_int("saturate", 1) != 0;
+  uint8_t* py = ctx.output(0, out_type, x.shape()).codes();
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const int64_t k = a.index(i);
+    const float v = static_cast<float>(x.as_double(i)) / static_cast<float>(scale.at(k));
+    if (is_narrow_int(out_type)) {
+      py[i] = narrow_int_saturated(out_type, quantize_value<int16_t>(v, zp.int_at(k)));
+    } else {
+      const double zero = zp.at(k);
+      py[i] = narrow_float_code(out_type, zero == 0 ? v : v + zero, saturate);
+    }
+  }
+  return Status::Ok();
+}
+
 Status quantize_linear(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   IG_ASSIGN_OR_RETURN(AxisParams a, axis_params(ctx, x));
@@ -98,6 +120,7 @@ Status quantize_linear(KernelContext& ctx) {
   if (sixteen && ctx.opset < 21)
     return ctx.fail("a {} output needs opset 21 (opset {})", dtype_name(out_type), ctx.opset);
   QuantParam scale{&ctx.input(1)}, zp{ctx.has_input(2) ? &ctx.input(2) : nullptr};
+  if (is_narrow(out_type)) return quantize_narrow(ctx, x, a, scale, zp, out_type);
   return dispatch_quantized(ctx, out_type, [&](auto qtag) {
     using Q = typename decltype(qtag)::type;
     Q* py = ctx.output(0, out_type, x.shape()).template data<Q>();
@@ -117,7 +140,9 @@ Status dequantize_linear(KernelContext& ctx) {
   IG_RETURN_IF_ERROR(expect_quant_params(ctx, {1}, {{0, 2, false}}));
   const Tensor& scale_t = ctx.input(1);
   QuantParam zp{ctx.has_input(2) ? &ctx.input(2) : nullptr};
-  if (!is_integer(x.dtype())) return ctx.fail("X must be an integer tensor, got {}", x.describe());
+  if (!is_integer(x.dtype()) && !is_narrow(x.dtype()))
+    return ctx.fail("X must be an integer, float8 or float4 tensor, got {}", x.describe());
+  const bool narrow_float = is_narrow_float(x.dtype());
   return dispatch_float(scale_t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
@@ -125,7 +150,9 @@ Status dequantize_linear(KernelContext& ctx) {
     T* py = ctx.output(0, scale_t.dtype(), x.shape()).template data<T>();
     for (int64_t i = 0; i < x.numel(); ++i) {
       const int64_t k = a.index(i);
-      const C diff = static_cast<C>(x.as_int64(i) - zp.int_at(k));
+      // float8/float4: the difference of two such values, exact in double, rounded once to C.
+      const C diff = narrow_float ? static_cast<C>(x.as_double(i) - zp.at(k))
+                                  : static_cast<C>(x.as_int64(i) - zp.int_at(k));
       py[i] = from_compute<T>(diff * to_compute(ps[scale_t.numel() == 1 ? 0 : k]));
     }
     return Status::Ok();
