@@ -20,8 +20,7 @@ INFERGAP = spec_venv.enter("generate_spec")
 import json  # noqa: E402
 import subprocess  # noqa: E402
 
-import numpy as np  # noqa: E402
-import onnxruntime as ort  # noqa: E402
+from ort_greedy import ort_greedy  # noqa: E402
 
 PROMPT, STEPS = [5, 17, 42, 7], 24
 EXPORT = os.path.join(spec_venv.ROOT, "scripts", "export-llm-models")
@@ -34,28 +33,9 @@ def cli(*args, expect=0):
     return r
 
 
-def ort_decode(path):
-    """Greedy decoding written from the model's interface alone."""
-    s = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-    names = [o.name for o in s.get_outputs()]
-    past = {i.name: np.zeros((1, 2, 0, 64), np.float32) for i in s.get_inputs()
-            if i.name.startswith("past")}
-    ids, tokens = np.array([PROMPT]), []
-    for _ in range(STEPS):
-        start = len(PROMPT) + len(tokens) - ids.shape[1]
-        out = dict(zip(names, s.run(None, {"input_ids": ids, "position_ids":
-                                           np.arange(start, start + ids.shape[1])[None],
-                                           **past})))
-        tokens.append(int(np.argmax(out["logits"][0, -1])))
-        past = {n.replace("present", "past_key_values"): v for n, v in out.items()
-                if n.startswith("present")}
-        ids = np.array([[tokens[-1]]])
-    return tokens
-
-
 def main():
     subprocess.run([sys.executable, EXPORT, "."], check=True, capture_output=True)
-    expected = ort_decode("gpt_kv.onnx")
+    expected = ort_greedy("gpt_kv.onnx", PROMPT, STEPS)
     prompt = "input_ids=" + ",".join(map(str, PROMPT))
     j = json.loads(cli("generate", "gpt_kv.onnx", "--input", prompt, "--steps", str(STEPS),
                        "-p", "ref", "-p", "ort", "-p", "ref:dtype=bf16", "--store", "g.db",
