@@ -40,9 +40,11 @@ struct Converter {
   int max_depth;
   bool initializer_data = true;
 
-  // `declared_by_user`: the main graph's inputs and outputs, where a negative size is refused;
-  // elsewhere (value_info, a subgraph's signature) -1 is what ONNX's function-expanded models
-  // write for a size shape inference left open: an unknown dim, as the checker reads it.
+  // `declared_by_user`: the main graph's inputs and outputs, where a negative size other than -1
+  // is refused; -1 is what Paddle2ONNX writes there for a dynamic size (PaddleOCR's models, as
+  // RapidOCR ships them; ONNX Runtime reads it so), and elsewhere (value_info, a subgraph's
+  // signature) what ONNX's function-expanded models write for a size shape inference left open:
+  // an unknown dim, as the checker reads it.
   Status convert_value_info(const onnx::ValueInfoProto& vi, ValueInfo& out,
                             bool declared_by_user = false) {
     out.name = vi.name();
@@ -62,12 +64,12 @@ struct Converter {
         for (const auto& d : tt.shape().dim()) {
           Dim dim;
           if (d.has_dim_value()) {
-            if (d.dim_value() < 0 && declared_by_user) {
+            if (d.dim_value() < -1 && declared_by_user) {
               return invalid_argument("value '{}' declares negative dimension {}", vi.name(),
                                       d.dim_value());
             }
             dim.value = d.dim_value() < 0 ? -1 : d.dim_value();
-          } else {
+          } else if (d.dim_param() != "?") {  // Paddle2ONNX's "?" names no size: unknown
             dim.symbol = d.dim_param();
           }
           out.dims.push_back(dim);

@@ -133,6 +133,29 @@ TEST(BadModel, AbsurdDimsAreRefusedBeforeAllocating) {
                         {"model.onnx", "tensor 'W'", "over the limit"});
 }
 
+// Paddle2ONNX's conventions on the graph's inputs (PaddleOCR's models): -1 for a dynamic size,
+// "?" for an unnamed one; both read as unknown, each "?" its own. Other negatives stay refused.
+TEST(BadModel, PaddleDynamicDimsAreUnknownOtherNegativesRefused) {
+  TempDir dir;
+  auto m = relu_model();
+  auto* shape =
+      m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->mutable_dim(0)->set_dim_value(-1);
+  shape->add_dim()->set_dim_param("?");
+  shape->add_dim()->set_dim_param("?");
+  auto loaded = load_model(save(dir, m));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  const auto& dims = loaded->graph.inputs.at(0).dims;
+  ASSERT_EQ(dims.size(), 3u);
+  for (const Dim& d : dims) {
+    EXPECT_EQ(d.value, -1);
+    EXPECT_EQ(d.symbol, "");  // not one symbol that ties the two "?" dims together
+  }
+  shape->mutable_dim(0)->set_dim_value(-3);
+  testing::expect_error(load_model(save(dir, m, "minus3.onnx")).status(),
+                        {"minus3.onnx", "value 'X' declares negative dimension -3"});
+}
+
 onnx::ModelProto model_with_external(const std::string& location) {
   auto m = relu_model();
   auto* init = m.mutable_graph()->add_initializer();
