@@ -32,10 +32,10 @@ def expand(p, axis, block, n):
     return np.repeat(p, block, axis=axis).take(range(n), axis=axis)
 
 
-def save(name, nodes, inputs, outputs, inits):
+def save(name, nodes, inputs, outputs, inits, opsets=(("", 21),), ir=10):
     g = helper.make_graph(nodes, name, inputs, outputs, inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
-    m.ir_version = 10
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets])
+    m.ir_version = ir
     onnx.checker.check_model(m)
     onnx.save(m, f"{name}.onnx")
 
@@ -59,6 +59,29 @@ def weight_case(name, elem, lo, hi, k, n, block):
     np.save(f"{name}.X.npy", x)
     w = ((q - expand(zp, 0, block, k)).astype(np.float32) * expand(scale, 0, block, k))
     return {"Wout": w.astype(np.float32), "Y": x.astype(np.float64) @ w.astype(np.float64)}
+
+
+def contrib_case(name):
+    """ONNX Runtime's quantizer below opset 21: int4 weights per output channel through
+    com.microsoft.DequantizeLinear (its own version of the operator, opset 13 models)."""
+    k, n = 24, 6
+    q = rng.integers(-8, 8, size=(k, n))
+    scale = (rng.random(n) * 0.1 + 0.01).astype(np.float32)
+    zp = rng.integers(-8, 8, size=n)
+    inits = [helper.make_tensor("Wq", T.INT4, [k, n], q.ravel().tolist()),
+             numpy_helper.from_array(scale, "Ws"), helper.make_tensor("Wz", T.INT4, [n], zp)]
+    nodes = [helper.make_node("DequantizeLinear", ["Wq", "Ws", "Wz"], ["W"], name="dq", axis=1,
+                              domain="com.microsoft"),
+             helper.make_node("MatMul", ["X", "W"], ["Y"], name="mm"),
+             helper.make_node("Identity", ["W"], ["Wout"], name="w_out")]
+    save(name, nodes, [helper.make_tensor_value_info("X", T.FLOAT, [2, k])],
+         [helper.make_tensor_value_info("Y", T.FLOAT, [2, n]),
+          helper.make_tensor_value_info("Wout", T.FLOAT, [k, n])], inits,
+         opsets=(("", 13), ("com.microsoft", 1)), ir=9)
+    x = rng.standard_normal((2, k)).astype(np.float32)
+    np.save(f"{name}.X.npy", x)
+    w = (q - zp).astype(np.float32) * scale
+    return {"Wout": w, "Y": x.astype(np.float64) @ w.astype(np.float64)}
 
 
 def activation_case(name, block):
@@ -107,6 +130,7 @@ def check(name, expected, exact):
 check("int4_weights", weight_case("int4_weights", T.INT4, -8, 7, 64, 16, 32), {"Wout"})
 check("uint4_weights", weight_case("uint4_weights", T.UINT4, 0, 15, 40, 8, 16), {"Wout"})
 check("int8_blocks", activation_case("int8_blocks", 4), {"Y"})
+check("contrib_int4", contrib_case("contrib_int4"), {"Wout"})
 
 # An int4 output (QuantizeLinear to int4, core/narrow_types.h): round half to even, saturate to
 # [-8, 7]; ref and the oracle give the same codes (ORT's onnxruntime-node hands out no int4).
@@ -123,4 +147,4 @@ assert r.returncode == 0, r.stderr
 for p in ("ref", "ref:acc=exact,dtype=fp64"):
     got = np.load(f"q4/{folder(p)}/Y.npy")  # int4 is written as float32
     assert np.array_equal(got, [-8, -1, 1, 7, 3]), f"q4 {p}: {got}"
-print("blockwise_qdq_spec: ok (int4 and uint4 weights, int8 blocks; ref, oracle, ORT; int4 out)")
+print("blockwise_qdq_spec: ok (int4 and uint4 weights, int8 blocks, com.microsoft int4; ref, oracle, ORT; int4 out)")

@@ -30,8 +30,16 @@ Status check_block_shape(const KernelContext& ctx, const Tensor& x, const Tensor
   return Status::Ok();
 }
 
+// ONNX Runtime's com.microsoft QuantizeLinear/DequantizeLinear (version 1), which its quantizer
+// writes for int4 and 16-bit types below opset 21: ai.onnx's semantics with per-axis parameters
+// (as from opset 13), 16-bit and 4-bit types (as from 21), and no block_size.
+int ai_onnx_opset(const KernelContext& ctx) {
+  return ctx.node.domain == "com.microsoft" ? 19 : ctx.opset;
+}
+
 Expected<AxisParams> axis_params(const KernelContext& ctx, const Tensor& x) {
   AxisParams a;
+  const int opset = ai_onnx_opset(ctx);
   const Tensor& scale = ctx.input(1);
   // Opset 23: QuantizeLinear's precision of the division, DequantizeLinear's output type.
   if (ctx.node.attr_int("precision", 0) != 0)
@@ -46,14 +54,13 @@ Expected<AxisParams> axis_params(const KernelContext& ctx, const Tensor& x) {
     return ctx.fail("zero point {} and scale {} must have the same shape", ctx.input(2).describe(),
                     scale.describe());
   }
-  const int64_t block = ctx.opset >= 21 ? ctx.node.attr_int("block_size", 0) : 0;
+  const int64_t block = opset >= 21 ? ctx.node.attr_int("block_size", 0) : 0;
   if (block < 0) return ctx.fail("block_size {} is negative", block);
   if (block == 0 && scale.numel() == 1 && scale.rank() <= 1) {
     if (ctx.has_input(2)) IG_RETURN_IF_ERROR(expect_qparam(ctx, 2, 0));
     return a;
   }
-  if (ctx.opset < 13)
-    return ctx.fail("scale {} must be a scalar before opset 13", scale.describe());
+  if (opset < 13) return ctx.fail("scale {} must be a scalar before opset 13", scale.describe());
   IG_ASSIGN_OR_RETURN(int axis, normalize_axis(ctx, ctx.node.attr_int("axis", 1), x.rank()));
   a.count = x.dim(axis);
   a.inner = shape_numel(Shape(x.shape().begin() + axis + 1, x.shape().end()));
@@ -117,7 +124,7 @@ Status quantize_linear(KernelContext& ctx) {
                     dtype_name(out_type));
   }
   const bool sixteen = out_type == DType::kInt16 || out_type == DType::kUInt16;
-  if (sixteen && ctx.opset < 21)
+  if (sixteen && ctx.opset < 21 && ctx.node.domain != "com.microsoft")
     return ctx.fail("a {} output needs opset 21 (opset {})", dtype_name(out_type), ctx.opset);
   QuantParam scale{&ctx.input(1)}, zp{ctx.has_input(2) ? &ctx.input(2) : nullptr};
   if (is_narrow(out_type)) return quantize_narrow(ctx, x, a, scale, zp, out_type);
@@ -183,6 +190,8 @@ Status dynamic_quantize_linear(KernelContext& ctx) {
 IG_REGISTER_KERNEL("", "QuantizeLinear", 10, kMaxOpset, quantize_linear);
 IG_REGISTER_KERNEL("", "DequantizeLinear", 10, kMaxOpset, dequantize_linear);
 IG_REGISTER_KERNEL("", "DynamicQuantizeLinear", 11, kMaxOpset, dynamic_quantize_linear);
+IG_REGISTER_KERNEL("com.microsoft", "QuantizeLinear", 1, kMaxOpset, quantize_linear);
+IG_REGISTER_KERNEL("com.microsoft", "DequantizeLinear", 1, kMaxOpset, dequantize_linear);
 
 }  // namespace
 }  // namespace ig
