@@ -4,12 +4,11 @@
 
 #include <string>
 
+#include "core/narrow_types.h"
+
 namespace ig {
 
 namespace {
-
-// TensorProto.DataType values newer than Debian's libonnx 1.12 names.
-constexpr int kUInt4 = 21, kInt4 = 22;
 
 bool only_dequantize_reads(const onnx::GraphProto& g, const std::string& name) {
   bool read = false;
@@ -42,21 +41,20 @@ std::string packed_bytes(const onnx::TensorProto& t) {
 }
 
 Status widen(onnx::TensorProto& t) {
-  const bool is_signed = t.data_type() == kInt4;
+  const auto dtype = static_cast<DType>(t.data_type());
   const int64_t n = element_count(t);
   const std::string packed = packed_bytes(t);
-  if (n < 0 || static_cast<int64_t>(packed.size()) != (n + 1) / 2)
+  if (n < 0 || static_cast<int64_t>(packed.size()) != packed_size(n, 4))
     return invalid_argument(
         "initializer '{}': {} elements of int4 need {} packed bytes, it holds {}", t.name(), n,
-        (n + 1) / 2, packed.size());
+        packed_size(n, 4), packed.size());
   std::string widened(static_cast<size_t>(n), '\0');
+  const auto* bytes = reinterpret_cast<const uint8_t*>(packed.data());
   for (int64_t k = 0; k < n; ++k) {
-    const auto byte = static_cast<uint8_t>(packed[static_cast<size_t>(k / 2)]);
-    const int nibble = k % 2 == 0 ? byte & 0x0f : byte >> 4;
-    const int value = is_signed && nibble >= 8 ? nibble - 16 : nibble;
-    widened[static_cast<size_t>(k)] = static_cast<char>(value);
+    const auto code = static_cast<uint8_t>(packed_code(bytes, k, 4));
+    widened[static_cast<size_t>(k)] = static_cast<char>(narrow_int_value(dtype, code));
   }
-  t.set_data_type(is_signed ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8);
+  t.set_data_type(dtype == DType::kInt4 ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8);
   t.clear_int32_data();
   t.set_raw_data(widened);
   return Status::Ok();
@@ -66,17 +64,16 @@ Status widen(onnx::TensorProto& t) {
 
 Status widen_int4_weights(onnx::GraphProto& g) {
   for (auto& t : *g.mutable_initializer()) {
-    const bool int4 = t.data_type() == kInt4 || t.data_type() == kUInt4;
+    const auto dtype = static_cast<DType>(t.data_type());
+    const bool int4 = dtype == DType::kInt4 || dtype == DType::kUInt4;
     if (!int4 || t.data_location() == onnx::TensorProto::EXTERNAL ||
         !only_dequantize_reads(g, t.name()))
       continue;
-    const int widened_type =
-        t.data_type() == kInt4 ? onnx::TensorProto::INT8 : onnx::TensorProto::UINT8;
     IG_RETURN_IF_ERROR(widen(t));
     for (auto* list : {g.mutable_input(), g.mutable_value_info()})
       for (auto& vi : *list)
         if (vi.name() == t.name() && vi.type().has_tensor_type())
-          vi.mutable_type()->mutable_tensor_type()->set_elem_type(widened_type);
+          vi.mutable_type()->mutable_tensor_type()->set_elem_type(t.data_type());
   }
   return Status::Ok();
 }

@@ -1,11 +1,11 @@
 #include "tensor/tensor.h"
 
-#include "core/narrow_types.h"
-
 #include <atomic>
 #include <cstring>
 #include <new>
 #include <utility>
+
+#include "core/narrow_types.h"
 
 namespace ig {
 

@@ -98,6 +98,14 @@ uint64_t fetch_limit(const Model& model) {
   return limit;
 }
 
+// Whether the traced copy exposes `value` as an output: not a sequence, nor a type
+// onnxruntime-node does not carry (a float8); a value of unknown type is tried.
+bool traced_copy_exposes(const Model& model, const std::string& value) {
+  auto it = model.graph.value_info.find(value);
+  return it == model.graph.value_info.end() ||
+         (it->second.is_tensor && ort_node_carries(it->second.dtype));
+}
+
 }  // namespace
 
 Expected<std::vector<std::string>> write_traced_model(const Model& model,
@@ -109,11 +117,8 @@ Expected<std::vector<std::string>> write_traced_model(const Model& model,
   std::vector<std::string> added;
   for (const auto& node : model.graph.nodes) {
     for (const auto& name : node.outputs) {
-      if (name.empty() || exposed.count(name)) continue;
+      if (name.empty() || exposed.count(name) || !traced_copy_exposes(model, name)) continue;
       auto vi = model.graph.value_info.find(name);
-      if (vi != model.graph.value_info.end() &&
-          (!vi->second.is_tensor || !ort_node_carries(vi->second.dtype)))
-        continue;
       auto* out = proto.mutable_graph()->add_output();
       out->set_name(name);
       // ORT needs an element type on graph outputs; the shape it infers itself.
@@ -292,13 +297,8 @@ Expected<std::map<std::string, Tensor>> OrtBackend::trace_copy(
   for (const auto& node : model.graph.nodes)
     for (const auto& name : node.outputs)
       if (!name.empty()) fetch.push_back(name);
-  // A value the traced copy could not expose (a sequence, a float8) is simply not fetched.
-  auto exposed = [&](const std::string& n) {
-    auto it = model.graph.value_info.find(n);
-    return it == model.graph.value_info.end() ||
-           (it->second.is_tensor && ort_node_carries(it->second.dtype));
-  };
-  std::erase_if(fetch, [&](const std::string& n) { return !exposed(n); });
+  // A value the traced copy could not expose is simply not fetched.
+  std::erase_if(fetch, [&](const std::string& n) { return !traced_copy_exposes(model, n); });
   IG_ASSIGN_OR_RETURN(auto values, run_session(key, feeds, fetch));
   const NodeReport report{"", note};
   for (const auto& node : model.graph.nodes) {
