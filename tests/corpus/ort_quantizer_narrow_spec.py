@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import spec_venv  # noqa: E402
 
 CORPUS = os.path.abspath(sys.argv[3])
-INFERGAP = spec_venv.enter("ort_quantizer_narrow_spec", needs=("onnxruntime",))
+INFERGAP = spec_venv.enter("ort_quantizer_narrow_spec", needs=("onnxruntime",), fresh=True)
 
 import json  # noqa: E402
 import subprocess  # noqa: E402
@@ -64,9 +64,6 @@ def main():
     for name, fp8 in (("r18_fp8", True), ("r18_int4w", False)):
         quantize(src, f"{name}.onnx", fp8)
         store = f"{name}.db"
-        for stale in (store, store + "-wal", store + "-shm"):
-            if os.path.exists(stale):
-                os.remove(stale)
         cli("study", "--model", f"{name}.onnx", "--input", f"x={x}", "-p", "ref", "-p", "ort",
             "-p", "ort:opt=disabled", "--store", store, "--no-report")
         matrix = json.loads(cli("compare", "--store", store, "--json"))["eqc_matrix"]

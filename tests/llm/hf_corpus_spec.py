@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "ref"))
 import spec_venv  # noqa: E402
 
-INFERGAP = spec_venv.enter("hf_corpus_spec", needs=("transformers", "onnxruntime"))
+INFERGAP = spec_venv.enter("hf_corpus_spec", needs=("transformers", "onnxruntime"), fresh=True)
 
 import json  # noqa: E402
 import subprocess  # noqa: E402
@@ -99,7 +99,7 @@ def check_generate(name):
 def main():
     names = [f"hf_{m}{s}" for m in ("bert", "gpt2_kv") for s in ("", "_opt", "_opt_q4")]
     for run in ("a", "b"):
-        os.makedirs(run, exist_ok=True)
+        os.makedirs(run)
         subprocess.run([sys.executable, EXPORT, run], check=True, capture_output=True)
     os.chdir("a")
     first = digest(names)
