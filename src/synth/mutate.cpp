@@ -81,6 +81,7 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
           pad_split_candidates(model, rng),
           decompose_candidates(model, rng),
           edge_candidates(model, rng),
+          window_candidates(model, rng),
           std::move(rewrites[0]),
           std::move(rewrites[1]),
           std::move(rewrites[2])};

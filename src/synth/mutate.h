@@ -46,6 +46,9 @@ namespace ig {
 //   edge        input=NAME lo=A hi=B             the input drawn uniformly from [A, B], a range
 //                                                 that drives the operator reading it into its
 //                                                 tails (mutate_edge.cpp)
+//   window      node=NAME count_include_pad=0|1  a padded pool at a graph output made a 1x1
+//                                                 AveragePool, its border windows all padding
+//                                                 (mutate_window.cpp)
 struct Mutation {
   std::string kind;
   std::map<std::string, std::string> params;

@@ -67,27 +67,6 @@ Status regenerate(onnx::TensorProto& init, const Shape& shape, uint64_t seed) {
   return Status::Ok();
 }
 
-// Graph outputs lose their recorded shapes and get the inferred ones; a dim that inference finds
-// non-positive means the new attributes do not fit the input.
-Status reinfer_shapes(onnx::ModelProto& model) {
-  auto* g = model.mutable_graph();
-  sync_initializer_inputs(*g);
-  g->clear_value_info();
-  for (auto& o : *g->mutable_output())
-    if (o.type().has_tensor_type()) o.mutable_type()->mutable_tensor_type()->clear_shape();
-  try {
-    onnx::shape_inference::InferShapes(model);
-  } catch (const std::exception& e) {
-    return invalid_argument("shape inference: {}", e.what());
-  }
-  g->clear_value_info();
-  for (const auto& o : g->output())
-    for (const auto& d : o.type().tensor_type().shape().dim())
-      if (d.has_dim_value() && d.dim_value() <= 0)
-        return invalid_argument("output '{}' would have an empty dimension", o.name());
-  return Status::Ok();
-}
-
 Status mutate_conv(onnx::GraphProto& g, onnx::NodeProto& n, const std::string& key, int64_t v,
                    uint64_t seed) {
   onnx::TensorProto* w = n.input_size() > 1 ? initializer(g, n.input(1)) : nullptr;
@@ -141,6 +120,27 @@ Status mutate_gemm(onnx::GraphProto& g, onnx::NodeProto& n, int64_t v, uint64_t 
 }
 
 }  // namespace
+
+// Graph outputs lose their recorded shapes and get the inferred ones; a dim that inference finds
+// non-positive means the new attributes do not fit the input.
+Status reinfer_shapes(onnx::ModelProto& model) {
+  auto* g = model.mutable_graph();
+  sync_initializer_inputs(*g);
+  g->clear_value_info();
+  for (auto& o : *g->mutable_output())
+    if (o.type().has_tensor_type()) o.mutable_type()->mutable_tensor_type()->clear_shape();
+  try {
+    onnx::shape_inference::InferShapes(model);
+  } catch (const std::exception& e) {
+    return invalid_argument("shape inference: {}", e.what());
+  }
+  g->clear_value_info();
+  for (const auto& o : g->output())
+    for (const auto& d : o.type().tensor_type().shape().dim())
+      if (d.has_dim_value() && d.dim_value() <= 0)
+        return invalid_argument("output '{}' would have an empty dimension", o.name());
+  return Status::Ok();
+}
 
 Status mutate_attribute(onnx::ModelProto& model, const Mutation& m) {
   auto get = [&](const char* k) -> Expected<std::string> {

@@ -164,6 +164,7 @@ Status apply_mutation(onnx::ModelProto& model, const Mutation& m) {
     if (m.kind == "padsplit") st = split_pads(model, m);
     if (m.kind == "decompose") st = decompose_node(model, m);
     if (m.kind == "edge") st = edge_input(model, m);
+    if (m.kind == "window") st = window_pool(model, m);
     if (m.kind == "bnunfold") st = unfold_batch_norm(model, m);
     if (m.kind == "bnfold") st = fold_batch_norm(model, m);
     if (m.kind == "constsub") st = constant_subgraph(model, m);

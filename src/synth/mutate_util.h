@@ -49,6 +49,9 @@ struct Mutation;
 class Rng;
 // A mutation's parameter; an error naming the kind and the key when it is missing.
 Expected<std::string> mutation_param(const Mutation& m, const std::string& key);
+// Graph outputs get their shapes inferred again after an edit that changes them; a
+// non-positive dim is an error naming the output (mutate_attrs.cpp).
+Status reinfer_shapes(onnx::ModelProto& model);
 // attr(node=,key=kernel|stride|pads|dilation|group|channels,value=,seed=): mutate_attrs.cpp.
 Status mutate_attribute(onnx::ModelProto& model, const Mutation& m);
 std::vector<Mutation> attribute_candidates(const onnx::ModelProto& model, Rng& rng);
@@ -74,6 +77,10 @@ struct EdgeRange {
 const std::map<std::string, std::vector<EdgeRange>>& edge_ranges();
 Status edge_input(onnx::ModelProto& model, const Mutation& m);
 std::vector<Mutation> edge_candidates(const onnx::ModelProto& model, Rng& rng);
+// window(node=,count_include_pad=0|1): a padded pool at a graph output made a 1x1 AveragePool
+// (mutate_window.cpp).
+Status window_pool(onnx::ModelProto& model, const Mutation& m);
+std::vector<Mutation> window_candidates(const onnx::ModelProto& model, Rng& rng);
 // Graph rewrites optimizers undo or make (mutate_graph.cpp): bnunfold(node=CONV,seed=) a
 // BatchNormalization with drawn statistics after a Conv whose weights absorb its inverse;
 // bnfold(node=BN) a BatchNormalization folded into the Conv before it; constsub(init=,how=
