@@ -107,10 +107,13 @@ void print_divergences(const GenerateOutcome& out) {
         d.a.c_str(), d.b.c_str(), d.first_step, static_cast<long long>(d.token_a),
         static_cast<long long>(d.token_b), d.margin_a, d.margin_b);
     if (!d.node.empty())
-      std::printf("    born at %s (%s): %s\n", d.node.c_str(), d.op_type.c_str(),
+      std::printf("    the flip is born at %s (%s): %s\n", d.node.c_str(), d.op_type.c_str(),
                   d.located.c_str());
     else if (!d.located.empty())
       std::printf("    %s\n", d.located.c_str());
+    if (!d.first_born.empty())
+      std::printf("    %zu difference(s) born in that step, the first at %s (%s)\n", d.born,
+                  d.first_born.c_str(), d.first_born_op.c_str());
   }
 }
 
@@ -147,6 +150,15 @@ nlohmann::json outcome_json(const GenerateArgs& a, const GenerateOutcome& out) {
          {"node", d.node.empty() ? nlohmann::json() : nlohmann::json(d.node)},
          {"op_type", d.op_type},
          {"located", d.located},
+         {"first_born", d.first_born.empty() ? nlohmann::json() : nlohmann::json(d.first_born)},
+         {"first_born_op", d.first_born_op},
+         {"born", d.born},
+         {"flip",
+          {{"searched", d.flip_carried ? "differing" : "born"},
+           {"prefix", d.flip_prefix},
+           {"of", d.flip_of},
+           {"alone", d.flip_alone},
+           {"runs", d.flip_runs}}},
          {"case", d.case_label}});
   return j;
 }

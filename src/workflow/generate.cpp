@@ -138,33 +138,6 @@ Expected<StepFeeds> step_feeds(const DecodeLayout& l, const std::vector<int64_t>
   return f;
 }
 
-struct Pick {
-  int64_t token = -1;
-  double margin = 0;
-  bool finite = true;
-};
-
-// Greedy choice over the last position's logits: the lowest index among equal maxima.
-Pick pick(const Tensor& logits) {
-  Pick p;
-  const int64_t vocab = logits.rank() ? logits.dim(-1) : 0;
-  if (vocab < 1) return {-1, 0, false};
-  double best = -INFINITY, second = -INFINITY;
-  for (int64_t i = logits.numel() - vocab; i < logits.numel(); ++i) {
-    const double v = logits.as_double(i);
-    if (std::isnan(v)) p.finite = false;
-    if (v > best) {
-      second = best;
-      best = v;
-      p.token = i - (logits.numel() - vocab);
-    } else if (v > second) {
-      second = v;
-    }
-  }
-  p.margin = best - second;
-  return p;
-}
-
 const TracedTensor* output_named(const RunResult& r, const std::string& name) {
   for (const auto& o : r.outputs)
     if (o.value == name) return &o;
@@ -201,7 +174,7 @@ void decode(WorkerPool& pool, const GenerateRequest& request, const DecodeLayout
     }
     if (steps_out) steps_out->push_back(feeds);
     const TracedTensor* logits = output_named(rr, l.logits);
-    const Pick p = logits ? pick(logits->tensor) : Pick{-1, 0, false};
+    const TokenPick p = logits ? pick_token(logits->tensor) : TokenPick{-1, 0, false};
     if (!p.finite || p.token < 0) {
       d.reason = "step " + std::to_string(step) + ": the logits hold NaN; decoding stopped";
       return;
@@ -301,7 +274,7 @@ Expected<GenerateOutcome> generate_tokens(const GenerateRequest& request,
   }
   out.divergences = divergences(out.platforms);
   if (!request.store_path.empty() && !steps.empty())
-    IG_RETURN_IF_ERROR(store_and_locate(request, steps, out, hooks));
+    IG_RETURN_IF_ERROR(store_and_locate(request, steps, pool, out, hooks));
   return out;
 }
 

@@ -45,10 +45,17 @@ struct TokenDivergence {
   int first_step = -1;
   int64_t token_a = -1, token_b = -1;
   double margin_a = 0, margin_b = 0;
-  // Where the difference is born at that step (the stored case of the step): the first node
-  // whose outputs differ while its inputs agree on both; "" when not located (`located` says why).
+  // Where, in the stored case of that step, the difference that flips the token is born, as the
+  // flip search names it (workflow/generate_steps.h); "" when not located (`located` says why).
   std::string node, op_type;
   std::string located;
+  std::string first_born, first_born_op;  // the first difference born, in graph order
+  size_t born = 0;                        // how many differences are born in the step
+  bool flip_carried = false;  // searched among the differing nodes: b's kernels carry on
+  size_t flip_prefix = 0;     // of the nodes searched, how many fed from b flip a's token
+  size_t flip_of = 0;         // (`node` the last), of how many
+  bool flip_alone = false;    // `node`'s values alone flip it too
+  int flip_runs = 0;          // reruns of a the search took
   std::string case_label;
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "analysis/compare/origins.h"
@@ -47,8 +48,9 @@ std::string label_of(const StudyData& study, const std::string& spec) {
   return "";
 }
 
-void locate(const StudyData& study, TensorCache& cache, const GenerateOutcome& out,
-            TokenDivergence& d) {
+void locate(const StudyData& study, TensorCache& cache, WorkerPool& pool,
+            const GenerateRequest& request, const std::vector<StepFeeds>& steps,
+            const GenerateOutcome& out, TokenDivergence& d) {
   if (d.first_step >= static_cast<int>(out.step_cases.size())) {
     d.located = "not located: the stored steps end before this one";
     return;
@@ -80,16 +82,49 @@ void locate(const StudyData& study, TensorCache& cache, const GenerateOutcome& o
         "first platform's history); their tokens part through their own caches";
     return;
   }
-  d.node = induced[0].node;
-  d.op_type = induced[0].op_type;
-  d.located = "the first node whose outputs differ while its inputs agree, in step " +
-              std::to_string(d.first_step) + "'s case";
+  d.born = induced.size();
+  d.first_born = induced[0].node;
+  d.first_born_op = induced[0].op_type;
+  const FlipCase fc{c, a, b, d.a, &steps[static_cast<size_t>(d.first_step)], out.logits};
+  const FlipSearch flip = find_flip(pool, request, fc, induced, cache);
+  d.flip_runs = flip.runs;
+  if (!flip.found) {
+    d.located = flip.why;
+    return;
+  }
+  d.node = flip.node;
+  d.op_type = flip.op_type;
+  d.flip_carried = flip.carried;
+  d.flip_prefix = flip.prefix;
+  d.flip_of = flip.of;
+  d.flip_alone = flip.alone;
+  d.located = "in step " + std::to_string(d.first_step) + "'s case, " + flip.why;
 }
 
 }  // namespace
 
+TokenPick pick_token(const Tensor& logits) {
+  TokenPick p;
+  const int64_t vocab = logits.rank() ? logits.dim(-1) : 0;
+  if (vocab < 1) return {-1, 0, false};
+  double best = -INFINITY, second = -INFINITY;
+  for (int64_t i = logits.numel() - vocab; i < logits.numel(); ++i) {
+    const double v = logits.as_double(i);
+    if (std::isnan(v)) p.finite = false;
+    if (v > best) {
+      second = best;
+      best = v;
+      p.token = i - (logits.numel() - vocab);
+    } else if (v > second) {
+      second = v;
+    }
+  }
+  p.margin = best - second;
+  return p;
+}
+
 Status store_and_locate(const GenerateRequest& request, const std::vector<StepFeeds>& steps,
-                        GenerateOutcome& out, const GenerateHooks& hooks) {
+                        WorkerPool& pool, GenerateOutcome& out, const GenerateHooks& hooks) {
   const fs::path dir = fs::path(request.store_path + ".steps");
   IG_ASSIGN_OR_RETURN(const auto sets, write_steps(dir, steps));
   StudyPlan plan;
@@ -120,7 +155,7 @@ Status store_and_locate(const GenerateRequest& request, const std::vector<StepFe
         out.step_cases.back() = c.input;
   }
   TensorCache cache(study);
-  for (auto& d : out.divergences) locate(study, cache, out, d);
+  for (auto& d : out.divergences) locate(study, cache, pool, request, steps, out, d);
   return Status::Ok();
 }
 

@@ -51,7 +51,15 @@ def main():
     d = next(d for d in j["divergences"] if d["a"] == "ref" and d["b"] == "ref:dtype=bf16")
     assert d["first_step"] == first and d["token_a"] == expected[first], d
     assert d["margin_a"] == by["ref"]["margins"][first] and d["margin_a"] > 0, d
-    assert d["node"], d
+    # The flip search: the three differences born at step 2 (the first at the token embedding)
+    # fed into ref keep its token; bf16's values flip it only at the last MatMul, whose bf16
+    # product ties the top two logits (margin_b 0).
+    assert d["first_born"] == "wte/Gather" and d["born"] == 3, d
+    assert d["node"] == "lm_head/MatMul" and d["margin_b"] == 0, d
+    flip = d["flip"]
+    assert flip["searched"] == "differing" and flip["prefix"] == flip["of"] > 100, flip
+    assert flip["alone"] and 2 <= flip["runs"] <= 12, flip
+    assert "the first 116 keep 498" in d["located"], d["located"]
     assert not any(d["a"] == "ref" and d["b"] == "ort" for d in j["divergences"])
     cases = json.loads(cli("compare", "--store", "g.db", "--json").stdout)["cases"]
     assert len(cases) == STEPS, len(cases)
