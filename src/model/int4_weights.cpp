@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/narrow_types.h"
+#include "model/tensor_proto.h"
 
 namespace ig {
 
@@ -33,17 +34,17 @@ int64_t element_count(const onnx::TensorProto& t) {
 
 // The packed bytes (two values a byte, the first in the low nibble): raw_data, or int32_data
 // holding one packed byte each.
-std::string packed_bytes(const onnx::TensorProto& t) {
+Expected<std::string> packed_bytes(const onnx::TensorProto& t) {
   if (t.has_raw_data()) return t.raw_data();
-  std::string bytes;
-  for (int32_t v : t.int32_data()) bytes.push_back(static_cast<char>(v & 0xff));
+  auto bytes = int32_data_bytes(t, static_cast<DType>(t.data_type()));
+  if (!bytes.ok()) return bytes.status().with_context("initializer '" + t.name() + "'");
   return bytes;
 }
 
 Status widen(onnx::TensorProto& t) {
   const auto dtype = static_cast<DType>(t.data_type());
   const int64_t n = element_count(t);
-  const std::string packed = packed_bytes(t);
+  IG_ASSIGN_OR_RETURN(const std::string packed, packed_bytes(t));
   if (n < 0 || static_cast<int64_t>(packed.size()) != packed_size(n, 4))
     return invalid_argument(
         "initializer '{}': {} elements of int4 need {} packed bytes, it holds {}", t.name(), n,

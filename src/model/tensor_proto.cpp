@@ -139,20 +139,6 @@ Status fill_narrow(const std::string& bytes, Tensor& t, const char* what) {
   return Status::Ok();
 }
 
-// int32_data of a narrow type holds its packed bytes, one a value.
-Expected<std::string> int32_data_bytes(const onnx::TensorProto& p, DType dtype) {
-  std::string bytes;
-  bytes.reserve(static_cast<size_t>(p.int32_data_size()));
-  for (int i = 0; i < p.int32_data_size(); ++i) {
-    const int32_t v = p.int32_data(i);
-    if (v < 0 || v > 255)
-      return invalid_argument("int32_data value {} at index {} is not a byte of packed {}", v, i,
-                              dtype_name(dtype));
-    bytes.push_back(static_cast<char>(v));
-  }
-  return bytes;
-}
-
 Status fill_from_bytes(const std::string& bytes, Tensor& t, const char* what) {
   if (is_narrow(t.dtype())) return fill_narrow(bytes, t, what);
   if (bytes.size() != t.nbytes()) {
@@ -202,6 +188,19 @@ Expected<std::string> read_external(const onnx::TensorProto& p, const std::strin
 }
 
 }  // namespace
+
+Expected<std::string> int32_data_bytes(const onnx::TensorProto& p, DType dtype) {
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(p.int32_data_size()));
+  for (int i = 0; i < p.int32_data_size(); ++i) {
+    const int32_t v = p.int32_data(i);
+    if (v < 0 || v > 255)
+      return invalid_argument("int32_data value {} at index {} is not a byte of packed {}", v, i,
+                              dtype_name(dtype));
+    bytes.push_back(static_cast<char>(v));
+  }
+  return bytes;
+}
 
 Expected<Tensor> tensor_shape_from_proto(const onnx::TensorProto& p) {
   const std::string label = p.name().empty() ? "tensor" : "tensor '" + p.name() + "'";

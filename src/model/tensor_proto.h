@@ -16,6 +16,9 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& proto,
                                    const std::string& base_dir = "");
 // The tensor's dtype and shape only (Tensor::shape_only); its data is neither read nor checked.
 Expected<Tensor> tensor_shape_from_proto(const onnx::TensorProto& proto);
+// int32_data of a narrow type (int4, float8, ...) holds its packed bytes, one a value; a value
+// outside 0..255 is an error naming it.
+Expected<std::string> int32_data_bytes(const onnx::TensorProto& p, DType dtype);
 void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
 
 Expected<Tensor> read_tensor_pb(const std::string& path, std::string* name = nullptr);

@@ -81,6 +81,18 @@ TEST(Int4Weights, PackedDataOfTheWrongSizeNamesTheInitializer) {
       << m.status().message();
 }
 
+TEST(Int4Weights, AnInt32DataValueThatIsNotAByteIsRefusedAsTheLoaderRefusesIt) {
+  // 0x1f8 masked to a byte would read as -8, -1: the widening refuses it by name instead.
+  onnx::ModelProto proto = int4_model(kInt4, kSignedPacked, true);
+  proto.mutable_graph()->mutable_initializer(0)->set_int32_data(0, 0x1f8);
+  auto m = load_w4(proto);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find(
+                "initializer 'W': int32_data value 504 at index 0 is not a byte of packed int4"),
+            std::string::npos)
+      << m.status().message();
+}
+
 TEST(Int4Weights, AnInt4TensorAnotherOperatorReadsStaysInt4) {
   for (bool as_int32 : {false, true}) {
     auto m = load_w4(int4_model(kInt4, kSignedPacked, as_int32, "Cast"));
