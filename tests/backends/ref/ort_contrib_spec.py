@@ -7,7 +7,8 @@ GroupQueryAttention (prompt and decoding with a past, rotary in halves and inter
 QKV, softcap, sliding windows, smooth softmax, attention bias, head sinks), com.microsoft's RotaryEmbedding (position ids or an offset, heads from the cache's
 width, interleaved), com.microsoft's Attention (BERT with key lengths, GPT-2 with a past and a
 2-D mask, unequal value width), EmbedLayerNormalization (with and without segments) and
-GatherBlockQuantized (4 and 8 bits, with and without zero points). ref must
+GatherBlockQuantized (4 and 8 bits in uint8, int4 and uint4 data, with and without zero
+points). ref must
 be within 4 ulp-sized steps (2^-22 of the output's largest magnitude; 2^-19 for MatMulNBits'
 40-term sums and attention's 32-term scores) of the transcription, the
 fp64 oracle within 2^-40 of it (of its float64 form: the skip sums not rounded to float32), and
@@ -26,6 +27,7 @@ import json  # noqa: E402
 import math  # noqa: E402
 import subprocess  # noqa: E402
 
+import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 import onnx  # noqa: E402
 from onnx import TensorProto as T, helper, numpy_helper  # noqa: E402
@@ -480,6 +482,24 @@ for name, bits, with_zp in (("gather_block_q4_zp", 4, True), ("gather_block_q4",
     node = helper.make_node("GatherBlockQuantized", ins, ["y"], domain="com.microsoft",
                             bits=bits, block_size=block, gather_axis=0, quantize_axis=1)
     cases[name] = (node, inits, ("ids", idx, lambda d=deq, i=idx: d[i]))
+# int4/uint4 data holds one value an element; zero points of its type, else 0 (ORT's reading).
+for name, dtype, lo, with_zp in (("gather_block_int4_zp", ml_dtypes.int4, -8, True),
+                                 ("gather_block_uint4", ml_dtypes.uint4, 0, False)):
+    block, nblk = 16, -(-COLS // 16)
+    q = rng.integers(lo, lo + 16, (ROWS, COLS))
+    zpv = rng.integers(lo, lo + 16, (ROWS, nblk)) if with_zp else np.zeros((ROWS, nblk), int)
+    scales = rng.uniform(0.01, 0.1, (ROWS, nblk)).astype(f32)
+    inits = dict(data=q.astype(dtype), scales=scales)
+    ins = ["data", "x", "scales"]
+    if with_zp:
+        inits["zp"] = zpv.astype(dtype)
+        ins.append("zp")
+    idx = np.array([[5, 0, 2], [2, 3, 1]], np.int64)
+    deq = (q.astype(np.float64) - np.repeat(zpv, block, axis=1)[:, :COLS]) * \
+        np.repeat(scales, block, axis=1)[:, :COLS]
+    node = helper.make_node("GatherBlockQuantized", ins, ["y"], domain="com.microsoft",
+                            bits=4, block_size=block, gather_axis=0, quantize_axis=1)
+    cases[name] = (node, inits, ("ids", idx, lambda d=deq, i=idx: d[i]))
 
 ok = True
 for name, (node, inits, want) in cases.items():
@@ -501,7 +521,7 @@ for name, (node, inits, want) in cases.items():
          helper.make_tensor_value_info(o, T.FLOAT, (["2"] if o == "present" else []) +
                                        ["B", "N", "T", "H"]) for o in node.output[1:]],
         [numpy_helper.from_array(v, k) for k, v in inits.items()])
-    model = helper.make_model(graph, ir_version=8, opset_imports=[
+    model = helper.make_model(graph, ir_version=10 if "int4" in name else 8, opset_imports=[
         helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
     onnx.save(model, f"{name}.onnx")
     np.save(f"{name}.x.npy", xin)
