@@ -1,12 +1,12 @@
 // image:PATH inputs: PNG/JPEG files or folders decoded by OpenCV imgcodecs, resized (shorter side,
 // as torchvision's Resize), center-cropped, scaled to [0, 1] and normalised per channel.
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 
+#include "inputs/image_codec.h"
 #include "inputs/inputs.h"
 #include "inputs/presets.h"
 #include "inputs/rng.h"
@@ -150,14 +150,7 @@ Expected<Tensor> image_input(const InputSource& src, const InputTarget& t, std::
 
   std::vector<double> values;
   for (const auto& file : files) {
-    cv::Mat img;
-    try {
-      img = cv::imread(file, l.channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
-    } catch (const cv::Exception& e) {
-      return invalid_argument("{}: cannot decode the image: {}", file, e.what());
-    }
-    if (img.empty() || img.depth() != CV_8U)
-      return invalid_argument("{}: not a readable 8-bit PNG/JPEG image", file);
+    IG_ASSIGN_OR_RETURN(const cv::Mat img, read_image(file, static_cast<int>(l.channels)));
     if (l.height <= 0 || l.width <= 0) {  // preset none without a fixed size: the first image's
       l.height = img.rows;
       l.width = img.cols;

@@ -1,12 +1,12 @@
 #include "synth/demo_images.h"
 
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 
+#include "inputs/image_codec.h"
 #include "inputs/rng.h"
 
 namespace ig {
@@ -168,13 +168,7 @@ Status write_rgb_image(const std::string& path, const RgbImage& image, int jpeg_
   cv::Mat rgb(image.height, image.width, CV_8UC3, const_cast<uint8_t*>(image.rgb.data()));
   cv::Mat bgr;
   cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-  std::vector<int> params = {cv::IMWRITE_JPEG_QUALITY, jpeg_quality};
-  try {
-    if (!cv::imwrite(path, bgr, params)) return io_error("{}: cannot write the image", path);
-  } catch (const cv::Exception& e) {
-    return io_error("{}: cannot write the image: {}", path, e.what());
-  }
-  return Status::Ok();
+  return write_jpeg(path, bgr, jpeg_quality);
 }
 
 Expected<std::vector<std::string>> write_demo_images(const std::string& dir) {

@@ -5,9 +5,8 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include <filesystem>
-
 #include "backends/torch/torch_options.h"
+#include "core/module_file.h"
 #include "platform/catalog.h"
 #include "platform/knobs.h"
 #include "platform/options.h"
@@ -81,13 +80,7 @@ Expected<std::string> module_path(const std::string& version) {
         "--tests puts it in .venv; then scripts/build)",
         version);
   }
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const auto beside = exe.parent_path() / std::filesystem::path(built).filename();
-    if (std::filesystem::exists(beside, ec)) return beside.string();
-  }
-  return built;
+  return module_file(built);
 }
 
 Expected<MakeTorchBackendFn> load_module(const PlatformSpec& spec, const std::string& version) {
