@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Quantizes a float ONNX model with a real toolchain, as users bring int8 models to infergap
 (issue #54): ONNX Runtime's static quantizer (onnxruntime.quantization, the version the venv
-pins) in the layouts below, and NNCF's post-training quantization (its ONNX backend). Calibrated on the given .npy inputs.
+pins) in the layouts below, NNCF's post-training quantization (its ONNX backend) and NVIDIA
+ModelOpt's ONNX PTQ. Calibrated on the given .npy inputs.
 
     tests/corpus/toolchain_quantize.py MODEL OUT LAYOUT NAME=X.npy [NAME=X.npy ...]
 
@@ -15,6 +16,11 @@ LAYOUT:
                      QLinearGlobalAveragePool, QGemm... in the graph, per-channel, u8 activations
   nncf-qdq           NNCF 3.4's nncf.quantize (default preset: s8 symmetric activations,
                      per-channel s8 weights, float biases, fast bias correction)
+  modelopt-int8      NVIDIA ModelOpt 0.47's ONNX int8 PTQ on ORT's CPU provider (entropy
+                     calibration; opset raised to 19): s8 symmetric activations quantized on the
+                     inputs of Conv, pools and one input of each residual Add, per-channel s8
+                     weights as float initializers through Q -> DQ, float biases, the classifier
+                     Gemm left in float (its GEMV rule), Conv outputs in float
 
 Runs in scripts/setup's venv (re-executed with its python; exit 77 without one).
 """
@@ -22,7 +28,8 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LAYOUTS = ("ort-qdq-pc-u8", "ort-qdq-pt-s8", "ort-inputs-pc-u8", "ort-qop-pc-u8", "nncf-qdq")
+LAYOUTS = ("ort-qdq-pc-u8", "ort-qdq-pt-s8", "ort-inputs-pc-u8", "ort-qop-pc-u8", "nncf-qdq",
+           "modelopt-int8")
 
 
 def enter_venv():
@@ -68,6 +75,15 @@ def main():
         parent = onnx.load(model)
         nncf.set_log_level(logging.ERROR)
         onnx.save(nncf.quantize(parent, nncf.Dataset([feeds]), subset_size=1), out)
+        return
+    if layout == "modelopt-int8":
+        from modelopt.onnx.quantization import quantize
+
+        # The API's defaults calibrate on CUDA and TensorRT too and cast the float parts to
+        # fp16: CPU only, float32 kept.
+        quantize(onnx_path=model, quantize_mode="int8", calibration_data=feeds,
+                 calibration_eps=["cpu"], high_precision_dtype="fp32", output_path=out,
+                 log_level="ERROR")
         return
     extra = {}
     ops = None
