@@ -60,10 +60,10 @@ void classify_against_oracle(const Tensor& platform, const Tensor& oracle, doubl
   }
   const Tensor rounded = convert_float_tensor(oracle, platform.dtype());
   const double min_normal = smallest_normal(platform.dtype());
-  for (int64_t i = 0; i < n; ++i) {
-    ++counts[classify(platform.as_double(i), oracle.as_double(i), rounded.as_double(i), min_normal,
-                      rtol, atol)];
-  }
+  const std::vector<double> p = platform.to_double_vector(), o = oracle.to_double_vector(),
+                            r = rounded.to_double_vector();
+  for (size_t i = 0; i < p.size(); ++i)
+    ++counts[classify(p[i], o[i], r[i], min_normal, rtol, atol)];
 }
 
 }  // namespace ig
