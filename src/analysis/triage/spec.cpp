@@ -93,10 +93,10 @@ nlohmann::json judge_exceptional(const std::string& behaviour, const std::string
                    op);
   if (behaviour == "ignore")
     return verdict("library defect",
-                   "a NaN or Inf reaching the operator disappears from its output: ONNX defines " +
-                       op +
+                   "the output is finite where the oracle's is NaN or Inf: ONNX defines " + op +
                        " by IEEE 754 arithmetic (its reference implementation is NumPy's, which "
-                       "propagates NaN), so an input NaN must reach the outputs it feeds",
+                       "propagates NaN and makes 0 / 0 NaN), so a NaN that reaches the operator, "
+                       "or one its own arithmetic makes, must reach the outputs it feeds",
                    op);
   if (behaviour == "flush")
     return verdict("implementation choice",
