@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/enum_names.h"
+#include "tensor/as_doubles.h"
 #include "tensor/convert.h"
 
 namespace ig {
@@ -60,8 +61,8 @@ void classify_against_oracle(const Tensor& platform, const Tensor& oracle, doubl
   }
   const Tensor rounded = convert_float_tensor(oracle, platform.dtype());
   const double min_normal = smallest_normal(platform.dtype());
-  const std::vector<double> p = platform.to_double_vector(), o = oracle.to_double_vector(),
-                            r = rounded.to_double_vector();
+  const std::vector<double> p = as_doubles(platform), o = as_doubles(oracle),
+                            r = as_doubles(rounded);
   for (size_t i = 0; i < p.size(); ++i)
     ++counts[classify(p[i], o[i], r[i], min_normal, rtol, atol)];
 }

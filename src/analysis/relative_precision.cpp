@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "tensor/as_doubles.h"
 #include "tensor/convert.h"
 
 namespace ig {
@@ -32,7 +33,7 @@ RelativeLoss relative_loss(const Tensor& platform, const Tensor& oracle, double 
   const auto& info = dtype_info(platform.dtype());
   const double min_normal = smallest_normal(platform.dtype());
   const double threshold = std::max({rtol, kRelativeFloor, std::ldexp(8.0, -info.mantissa_bits)});
-  const std::vector<double> xs = platform.to_double_vector(), ys = rounded.to_double_vector();
+  const std::vector<double> xs = as_doubles(platform), ys = as_doubles(rounded);
   for (int64_t i = 0; i < platform.numel(); ++i) {
     const double x = xs[static_cast<size_t>(i)], y = ys[static_cast<size_t>(i)];
     if (!std::isfinite(x) || !std::isfinite(y) || std::fabs(y) < min_normal) continue;

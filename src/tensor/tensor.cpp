@@ -1,6 +1,5 @@
 #include "tensor/tensor.h"
 
-#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <new>
@@ -220,21 +219,6 @@ int64_t Tensor::as_int64(int64_t i) const {
       if (is_narrow_int(dtype_)) return narrow_int_value(dtype_, codes()[i]);
       return static_cast<int64_t>(as_double(i));
   }
-}
-
-std::vector<double> Tensor::to_double_vector() const {
-  std::vector<double> v(static_cast<size_t>(numel_));
-  // The common float types in one typed loop each; the rest element by element.
-  if (dtype_ == DType::kFloat32) {
-    const float* p = data<float>();
-    for (int64_t i = 0; i < numel_; ++i) v[static_cast<size_t>(i)] = p[i];
-  } else if (dtype_ == DType::kFloat64) {
-    const double* p = data<double>();
-    std::copy(p, p + numel_, v.begin());
-  } else {
-    for (int64_t i = 0; i < numel_; ++i) v[static_cast<size_t>(i)] = as_double(i);
-  }
-  return v;
 }
 
 std::vector<int64_t> Tensor::to_int64_vector() const {

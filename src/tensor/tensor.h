@@ -99,8 +99,6 @@ class Tensor {
   double as_double(int64_t i) const;
   int64_t as_int64(int64_t i) const;
   std::vector<int64_t> to_int64_vector() const;
-  // Every element as as_double gives it, in one pass (analyses over whole tensors).
-  std::vector<double> to_double_vector() const;
 
   // Bitwise identity: dtype, shape and raw bytes (NaN payloads and signed zeros count).
   bool bitwise_equal(const Tensor& other) const;

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "analysis/campaign/data.h"
+#include "tensor/as_doubles.h"
 #include "tensor/convert.h"
 
 namespace ig::campaign {
@@ -70,7 +71,7 @@ bool within_oracle_tolerance(const Tensor& run, Tensor oracle, double rtol, doub
 
 bool within_tolerance(const Tensor& a, const Tensor& b, double rtol, double atol) {
   if (a.shape() != b.shape()) return false;
-  const std::vector<double> xs = a.to_double_vector(), ys = b.to_double_vector();
+  const std::vector<double> xs = as_doubles(a), ys = as_doubles(b);
   for (size_t i = 0; i < xs.size(); ++i) {
     const double x = xs[i], y = ys[i];
     if (std::isnan(x) || std::isnan(y)) {
