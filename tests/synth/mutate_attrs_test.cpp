@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "../support/onnx_builder.h"
 #include "backends/ref/ref_backend.h"
 #include "inputs/rng.h"
 #include "inputs/variant_inputs.h"
@@ -73,19 +74,11 @@ TEST(MutateAttrs, InjectRecordsTheSpecTheCampaignFeeds) {
 
 // x: float[1,1,3,3] -> a MaxPool 3x3, stride 1, pads 1 -> y, and y2 = Relu(y) when `feeds`.
 onnx::ModelProto padded_pool(bool feeds) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
+  onnx::ModelProto m = testing::empty_model("g");
   auto* g = m.mutable_graph();
-  g->set_name("g");
-  auto value = [](onnx::ValueInfoProto* v, const std::string& name) {
-    v->set_name(name);
-    auto* tt = v->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : {1, 1, 3, 3}) tt->mutable_shape()->add_dim()->set_dim_value(d);
-  };
-  value(g->add_input(), "x");
-  value(g->add_output(), feeds ? "y2" : "y");
+  testing::add_tensor_value(g->add_input(), "x", onnx::TensorProto::FLOAT, {1, 1, 3, 3});
+  testing::add_tensor_value(g->add_output(), feeds ? "y2" : "y", onnx::TensorProto::FLOAT,
+                            {1, 1, 3, 3});
   auto* n = g->add_node();
   n->set_op_type("MaxPool");
   n->set_name("pool");
