@@ -310,6 +310,16 @@ Status save_model_proto(const onnx::ModelProto& model, const std::string& path) 
   return write_file_bytes(path, bytes);
 }
 
+Expected<std::string> save_model_beside(const onnx::ModelProto& model,
+                                        const std::string& parent_path,
+                                        const std::string& file_name) {
+  std::string path = (fs::path(parent_path).parent_path() / file_name).string();
+  if (save_model_proto(model, path).ok()) return path;
+  path = (fs::temp_directory_path() / file_name).string();
+  IG_RETURN_IF_ERROR(save_model_proto(model, path));
+  return path;
+}
+
 Status check_model_proto(const onnx::ModelProto& model) {
   register_ort_onnx_domain_schemas();
   // A model newer than libonnx knows goes to the onnx package's checker (shape_inference.h),

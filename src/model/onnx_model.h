@@ -39,6 +39,11 @@ Expected<Model> load_model_from_bytes(const std::string& bytes, const std::strin
 Expected<onnx::ModelProto> read_model_proto(const std::string& path,
                                             uint64_t max_bytes = uint64_t{2} << 30);
 Status save_model_proto(const onnx::ModelProto& model, const std::string& path);
+// Writes a model derived from the one at `parent_path` as `file_name` beside it, so that its
+// relative external data still resolves, else in the temp folder; returns where it went.
+Expected<std::string> save_model_beside(const onnx::ModelProto& model,
+                                        const std::string& parent_path,
+                                        const std::string& file_name);
 // Runs the ONNX checker; its message becomes the Status text.
 Status check_model_proto(const onnx::ModelProto& model);
 Expected<Model> model_from_proto(onnx::ModelProto& proto, const std::string& label,

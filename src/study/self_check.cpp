@@ -43,15 +43,9 @@ Expected<std::string> write_span_model(const SelfCheckRequest& r,
       tensor_value_info(r.value, r.value_key.dtype, r.value_key.shape)};
   const std::set<std::string> produced(r.produced.begin(), r.produced.end());
   IG_ASSIGN_OR_RETURN(auto sub, subgraph_model(parent, produced, inputs, outputs, "self_check"));
-  const std::string name =
-      ".infergap-selfcheck-" + std::to_string(::getpid()) + "-" + std::to_string(serial) + ".onnx";
-  std::string path = (fs::path(r.model_path).parent_path() / name).string();
-  Status st = save_model_proto(sub, path);
-  if (!st.ok()) {
-    path = (fs::temp_directory_path() / name).string();
-    IG_RETURN_IF_ERROR(save_model_proto(sub, path));
-  }
-  return path;
+  return save_model_beside(
+      sub, r.model_path,
+      ".infergap-selfcheck-" + std::to_string(::getpid()) + "-" + std::to_string(serial) + ".onnx");
 }
 
 StoredSelfCheck row_of(const SelfCheckRequest& r, SelfCheckKind kind, const std::string& spec) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "model/onnx_model.h"
@@ -55,7 +56,7 @@ class FlipRunner {
              TensorCache& cache, onnx::ModelProto parent)
       : pool_(pool), request_(request), fc_(fc), cache_(cache), parent_(std::move(parent)) {}
   ~FlipRunner() {
-    for (const auto& path : written_) {
+    for (const auto& [nodes, path] : written_) {
       std::error_code ec;
       fs::remove(path, ec);
     }
@@ -104,9 +105,10 @@ class FlipRunner {
   }
 
  private:
-  // The model without the cut's nodes, their outputs graph inputs; beside the model (relative
-  // external data still resolves), else in the temp folder.
+  // The model without the cut's nodes, their outputs graph inputs, written once per cut (the
+  // check with a's own values reruns the last cut bisection tried).
   Expected<std::string> write_cut(const Cut& cut, const StepFeeds& feeds) {
+    if (auto it = written_.find(cut.nodes); it != written_.end()) return it->second;
     std::set<std::string> produced;
     for (const auto& n : parent_.graph().node())
       if (!cut.nodes.count(n.name()))
@@ -120,13 +122,11 @@ class FlipRunner {
                         subgraph_model(parent_, produced, inputs,
                                        {tensor_value_info(fc_.logits, logits.dtype, logits.shape)},
                                        "flip", /*keep_subgraphs=*/true));
-    const std::string name = fmt::format(".infergap-flip-{}-{}.onnx", ::getpid(), written_.size());
-    std::string path = (fs::path(request_.model).parent_path() / name).string();
-    if (!save_model_proto(sub, path).ok()) {
-      path = (fs::temp_directory_path() / name).string();
-      IG_RETURN_IF_ERROR(save_model_proto(sub, path));
-    }
-    written_.push_back(path);
+    IG_ASSIGN_OR_RETURN(
+        std::string path,
+        save_model_beside(sub, request_.model,
+                          fmt::format(".infergap-flip-{}-{}.onnx", ::getpid(), written_.size())));
+    written_.emplace(cut.nodes, path);
     return path;
   }
 
@@ -135,7 +135,7 @@ class FlipRunner {
   const FlipCase& fc_;
   TensorCache& cache_;
   const onnx::ModelProto parent_;
-  std::vector<std::string> written_;
+  std::map<std::set<std::string>, std::string> written_;  // the cut's nodes -> its model file
   int runs_ = 0;
 };
 
