@@ -322,6 +322,7 @@ Expected<std::string> save_model_beside(const onnx::ModelProto& model,
 
 Status check_model_proto(const onnx::ModelProto& model) {
   register_ort_onnx_domain_schemas();
+  register_ort_qoperator_schemas();
   // A model newer than libonnx knows goes to the onnx package's checker (shape_inference.h),
   // given a copy: the helper's request takes the weights out of the proto it is handed.
   if (newer_than_libonnx(model)) {

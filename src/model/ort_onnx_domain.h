@@ -9,4 +9,9 @@ namespace ig {
 // Idempotent and thread-safe; called before every check and shape inference.
 void register_ort_onnx_domain_schemas();
 
+// ORT's QOperator contrib operators (com.microsoft QLinearAdd, QGemm, ...:
+// ort_qoperator_schemas.cpp) for their output types and shapes. Idempotent and thread-safe; called
+// with the above.
+void register_ort_qoperator_schemas();
+
 }  // namespace ig

@@ -45,6 +45,7 @@ using Emit = std::function<void(Frame, const std::string&)>;
 // The checks themselves, wherever they run.
 void run_checks(onnx::ModelProto& proto, uint8_t want, const Emit& emit) {
   register_ort_onnx_domain_schemas();
+  register_ort_qoperator_schemas();
   if (want & kWantChecker) {
     try {
       onnx::checker::check_model(proto);

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "backends/ort/ort_executed_graph.h"
+#include "backends/ort/ort_s8_shift.h"
 #include "core/process_memory.h"
 #include "model/model_identity.h"
 #include "model/onnx_model.h"
@@ -408,6 +409,9 @@ Expected<bool> OrtBackend::trace_executed(const Model& model,
       bool any = false;
       for (size_t i = 0; i < node.outputs.size() && i < plan.fetch_of[n].size(); ++i) {
         auto it = values.find(plan.fetch_of[n][i]);
+        if (it != values.end() && plan.shifted.count(it->first) &&
+            it->second.dtype() == DType::kUInt8)
+          it->second = unshift_u8(it->second);
         if (plan.fetch_of[n][i].empty() || it == values.end() ||
             !fits_declared(model, node.outputs[i], it->second))
           continue;

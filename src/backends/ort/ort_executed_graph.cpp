@@ -1,6 +1,7 @@
 #include "backends/ort/ort_executed_graph.h"
 
 #include "backends/ort/ort_graph_mapper.h"
+#include "backends/ort/ort_s8_shift.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -141,8 +142,14 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
     if (exposed.insert(fetch).second) {
       auto* out = graph->add_output();
       out->set_name(fetch);
-      out->mutable_type()->mutable_tensor_type()->set_elem_type(static_cast<int>(vi->dtype));
+      // An 8-bit value is left for ORT to type: it may hold an s8 value as u8 (ort_s8_shift.h),
+      // and a value not in the model's type is not shown (OrtBackend checks each against it).
+      if (vi->dtype != DType::kInt8 && vi->dtype != DType::kUInt8)
+        out->mutable_type()->mutable_tensor_type()->set_elem_type(static_cast<int>(vi->dtype));
     }
+    if (vi->dtype == DType::kInt8 && held_as_shifted_u8(original, g.nodes[ix.producer.at(value)],
+                                                        optimized.graph(), producer, from))
+      plan.shifted.insert(fetch);
     plan.fetch.push_back(fetch);
     fetch_of[value] = fetch;
     ran[fetch] = executed_ops(optimized.graph(), producer, from, mapped);
@@ -193,6 +200,9 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
       } else if (op != g.nodes[i].op_type || members.size() > 1) {
         r.note = "ort ran " + op;
       }
+      if (plan.shifted.count(fetches[k]))
+        r.note += std::string(r.note.empty() ? "" : "; ") +
+                  "held as u8 with the zero point + 128 (ORT's QDQS8ToU8), shown as int8";
       break;
     }
   }

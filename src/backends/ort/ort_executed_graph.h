@@ -26,6 +26,8 @@ struct ExecutedPlan {
   int graph_outputs = 0;           // the optimized graph's own outputs, first among its outputs
   size_t nchwc_values = 0;         // values recovered from the blocked NCHWc layout
   size_t permuted_values = 0;      // values recovered from a transposed layout (NHWC kernels)
+  // Exposed values ORT holds as u8 where the model has s8 (ort_s8_shift.h): shifted back.
+  std::set<std::string> shifted;
 };
 
 // Whether a value of `dt` can leave onnxruntime-node's session: its JavaScript binding has no

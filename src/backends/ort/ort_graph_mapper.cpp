@@ -199,11 +199,19 @@ class Mapper {
   }
 
   // A QLinear<X> node stands for DequantizeLinear -> X -> [Relu | Clip] -> QuantizeLinear, the
-  // first DequantizeLinear reading n's first input.
+  // first DequantizeLinear reading n's first input; or for a node of a QOperator model reading
+  // it: the same QLinear<X>, or X on the integers (a MaxPool).
   std::optional<std::string> match_qlinear(const onnx::NodeProto& n, const std::string& base) {
     auto first = mapped_.find(n.input(0));
     if (first == mapped_.end()) return {};
     std::optional<std::pair<std::vector<size_t>, std::string>> match;
+    for (size_t c : consumers_of(first->second.original)) {
+      const Node& x = ix_.g.nodes[c];
+      const bool own = x.op_type == n.op_type() || (x.op_type == base && base == "MaxPool");
+      if (taken_.count(c) || !own || x.outputs.size() != 1 || !same_geometry(n, x)) continue;
+      if (match) return {};  // two fit: leave it unmapped rather than guess
+      match.emplace(std::vector<size_t>{c}, x.outputs[0]);
+    }
     for (size_t d : consumers_of(first->second.original)) {
       if (taken_.count(d) || ix_.g.nodes[d].op_type != "DequantizeLinear") continue;
       for (size_t c : consumers_of(ix_.g.nodes[d].outputs[0])) {

@@ -76,6 +76,9 @@ class OrtExecutedTest : public ::testing::Test {
     r.capture.all_layers = trace;
     return pool.run(r);
   }
+  // A small residual net quantized by `infergap quantize`, traced on ORT optimized: each traced
+  // value is one integer kernel's group and equals ref:qdq=int's. Returns the traced notes.
+  std::vector<std::string> integer_kernels_traced(bool signed_activations);
   // The op types a traced value's fused group covers, in order.
   std::string covered_ops(const TracedTensor& t) const {
     std::string ops;
@@ -283,6 +286,21 @@ namespace {
 // QLinearAdd, QGemm): every group is traced from that run, and each traced value equals
 // ref:qdq=int's (exact int32 sums, float requantization) bit for bit on this CPU's MLAS.
 TEST_F(OrtExecutedTest, IntegerKernelsOfAQuantizedModelAreTracedAndMatchTheEmulator) {
+  for (const auto& note : integer_kernels_traced(false))
+    EXPECT_EQ(note.find("QDQS8ToU8"), std::string::npos) << note;
+}
+
+// ORT's x86 QDQS8ToU8 runs s8 activations as u8 with the zero point + 128: the trace shows them
+// shifted back, as the model's int8 values, and says so.
+TEST_F(OrtExecutedTest, SignedActivationsOrtHoldsAsU8AreTracedAsTheModelsInt8) {
+  size_t shifted = 0;
+  for (const auto& note : integer_kernels_traced(true))
+    shifted += note.find("held as u8 with the zero point + 128 (ORT's QDQS8ToU8), shown as int8") !=
+               std::string::npos;
+  EXPECT_GE(shifted, 3u);
+}
+
+std::vector<std::string> OrtExecutedTest::integer_kernels_traced(bool signed_activations) {
   GraphBuilder b("qres", DType::kFloat32, 5, WeightInit{});
   const std::string x = b.input("x", {8, 10, 10});
   const std::string stem = b.activation(b.conv(x, 8, 16, 3, 1, 1), Activation::kRelu);
@@ -294,22 +312,27 @@ TEST_F(OrtExecutedTest, IntegerKernelsOfAQuantizedModelAreTracedAndMatchTheEmula
   b.output(y, y, {10});
   QuantizeOptions options;
   options.samples = 2;
+  options.signed_activations = signed_activations;
   auto q = quantize_model(b.finish(), options);
-  ASSERT_TRUE(q.ok()) << q.status().to_string();
+  std::vector<std::string> notes;
+  EXPECT_TRUE(q.ok()) << q.status().to_string();
+  if (!q.ok()) return notes;
   model = dir.file("qres.onnx");
-  ASSERT_TRUE(save_model_proto(q->model, model).ok());
+  EXPECT_TRUE(save_model_proto(q->model, model).ok());
   op_of.clear();
   for (const auto& n : q->model.graph().node()) op_of[n.name()] = n.op_type();
 
   const RunResult ort = run("ort:opt=all", true, {1, 8, 10, 10});
   const RunResult emulated = run("ref:qdq=int", true, {1, 8, 10, 10});
-  ASSERT_EQ(ort.verdict, Verdict::kOk) << ort.reason;
-  ASSERT_EQ(emulated.verdict, Verdict::kOk) << emulated.reason;
+  EXPECT_EQ(ort.verdict, Verdict::kOk) << ort.reason;
+  EXPECT_EQ(emulated.verdict, Verdict::kOk) << emulated.reason;
+  if (ort.verdict != Verdict::kOk || emulated.verdict != Verdict::kOk) return notes;
   std::map<std::string, uint64_t> ref_hash;
   for (const auto& t : emulated.trace) ref_hash[t.value] = t.hash;
   std::set<std::string> covered;
   size_t compared = 0;
   for (const auto& t : ort.trace) {
+    covered.insert(t.op_type);
     size_t members = 0;
     for (size_t start = 0; start < t.covers.size(); ++members) {
       const size_t comma = std::min(t.covers.find(',', start), t.covers.size());
@@ -318,16 +341,19 @@ TEST_F(OrtExecutedTest, IntegerKernelsOfAQuantizedModelAreTracedAndMatchTheEmula
     }
     // One kernel's group: DequantizeLinear(s), the op, a Relu, the QuantizeLinear.
     EXPECT_LE(members, 6u) << t.value << " covers " << t.covers;
+    notes.push_back(t.note);
     auto it = ref_hash.find(t.value);
     if (it == ref_hash.end()) continue;
     ++compared;
     EXPECT_EQ(t.hash, it->second) << t.value << " (" << t.note << ")";
   }
-  // The MaxPool between the QLinearConvs is traced, not swallowed by one group with the rest.
+  // The MaxPool between the QLinearConvs is traced (alone or closing a group), not swallowed by
+  // one group with the rest.
   EXPECT_TRUE(covered.count("MaxPool")) << "no traced group covers the MaxPool";
   EXPECT_TRUE(covered.count("Add"));
   EXPECT_GE(compared, 5u);
   EXPECT_EQ(ort.outputs[0].hash, emulated.outputs[0].hash);
+  return notes;
 }
 
 }  // namespace
