@@ -54,6 +54,11 @@ struct GraphBuilder {
     tt->set_elem_type(onnx::TensorProto::FLOAT);
     for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
   }
+  // An initializer of `v`'s elements.
+  template <typename T>
+  void init(const std::string& name, const std::vector<T>& v, Shape shape) {
+    tensor_to_proto(Tensor::from_vector(v, std::move(shape)), name, g->add_initializer());
+  }
   // Uniform in [-scale, scale), seeded.
   std::string weight(const std::string& name, const Shape& shape, float scale) {
     Tensor t = random_uniform_tensor(DType::kFloat32, shape, seed++);

@@ -13,11 +13,6 @@ namespace {
 
 constexpr int64_t kIc = 8, kOc = 3, kHw = 5;
 
-template <typename T>
-void init(GraphBuilder& b, const std::string& name, const std::vector<T>& v, Shape shape) {
-  tensor_to_proto(Tensor::from_vector(v, std::move(shape)), name, b.g->add_initializer());
-}
-
 // X -> Q (u8, zero point 128) -> DQ -> Conv(DQ(s8 w per channel), DQ(int32 bias)) 3x3 pads 1 ->
 // Relu -> Y, float. Channel 0's weights are all 127, so that pairs of u8 x s8 products exceed
 // int16 where X is large.
@@ -29,13 +24,13 @@ onnx::ModelProto float_output_conv() {
   const std::vector<float> ws = {0.004f, 0.011f, 0.0075f};
   std::vector<int8_t> w(kOc * kIc * 9, 127);
   for (size_t i = kIc * 9; i < w.size(); ++i) w[i] = static_cast<int8_t>(int(i * 37 % 255) - 127);
-  init<float>(b, "xs", {xs}, {});
-  init<uint8_t>(b, "xz", {128}, {});
-  init<int8_t>(b, "wq", w, {kOc, kIc, 3, 3});
-  init<float>(b, "ws", ws, {kOc});
-  init<int8_t>(b, "wz", {0, 0, 0}, {kOc});
-  init<int32_t>(b, "bq", {1000, -7000, 300}, {kOc});
-  init<float>(b, "bs", {xs * ws[0], xs * ws[1], xs * ws[2]}, {kOc});
+  b.init<float>("xs", {xs}, {});
+  b.init<uint8_t>("xz", {128}, {});
+  b.init<int8_t>("wq", w, {kOc, kIc, 3, 3});
+  b.init<float>("ws", ws, {kOc});
+  b.init<int8_t>("wz", {0, 0, 0}, {kOc});
+  b.init<int32_t>("bq", {1000, -7000, 300}, {kOc});
+  b.init<float>("bs", {xs * ws[0], xs * ws[1], xs * ws[2]}, {kOc});
   b.node("QuantizeLinear", "qx", {"X", "xs", "xz"}, {"xq"});
   b.node("DequantizeLinear", "dqx", {"xq", "xs", "xz"}, {"xd"});
   GraphBuilder::integer(b.node("DequantizeLinear", "dqw", {"wq", "ws", "wz"}, {"wd"}), "axis", 0);
@@ -147,15 +142,15 @@ TEST(OnednnInt8, S8DataOnAvx2IsTheHalvedWeightsEmulatorWithItsBias) {
   b.io(false, "Y", {1, kOc, kHw, kHw});
   std::vector<int8_t> w(kOc * kIc * 9);
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(int(i * 53 % 255) - 127);
-  init<float>(b, "xs", {0.05f}, {});
-  init<int8_t>(b, "xz", {0}, {});
-  init<int8_t>(b, "wq", w, {kOc, kIc, 3, 3});
-  init<float>(b, "ws", {0.01f, 0.01f, 0.01f}, {kOc});
-  init<int8_t>(b, "wz", {0, 0, 0}, {kOc});
-  init<int32_t>(b, "bq", {2500, -1700, 333}, {kOc});
-  init<float>(b, "bs", {0.0005f, 0.0005f, 0.0005f}, {kOc});
-  init<float>(b, "ys", {0.5f}, {});
-  init<int8_t>(b, "yz", {0}, {});
+  b.init<float>("xs", {0.05f}, {});
+  b.init<int8_t>("xz", {0}, {});
+  b.init<int8_t>("wq", w, {kOc, kIc, 3, 3});
+  b.init<float>("ws", {0.01f, 0.01f, 0.01f}, {kOc});
+  b.init<int8_t>("wz", {0, 0, 0}, {kOc});
+  b.init<int32_t>("bq", {2500, -1700, 333}, {kOc});
+  b.init<float>("bs", {0.0005f, 0.0005f, 0.0005f}, {kOc});
+  b.init<float>("ys", {0.5f}, {});
+  b.init<int8_t>("yz", {0}, {});
   b.node("QuantizeLinear", "qx", {"X", "xs", "xz"}, {"xq"});
   b.node("DequantizeLinear", "dqx", {"xq", "xs", "xz"}, {"xd"});
   GraphBuilder::integer(b.node("DequantizeLinear", "dqw", {"wq", "ws", "wz"}, {"wd"}), "axis", 0);

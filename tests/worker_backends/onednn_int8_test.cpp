@@ -15,11 +15,6 @@ constexpr int64_t kIc = 4, kOc = 2, kHw = 3;
 constexpr float kXs = 0.5f, kYs = 32.0f;
 const std::vector<float> kWs = {0.01f, 0.02f};
 
-template <typename T>
-void init(GraphBuilder& b, const std::string& name, const std::vector<T>& v, Shape shape) {
-  tensor_to_proto(Tensor::from_vector(v, std::move(shape)), name, b.g->add_initializer());
-}
-
 // X -> Q -> DQ -> Conv(DQ(w), DQ(bias)) 3x3 pads 1 -> Relu -> Q (yq) -> DQ -> Y.
 // Output channel 0 has w = 127 everywhere: with xq = 255, adjacent input channels make pairs of
 // 255 * 127 products whose sum (64770) exceeds int16.
@@ -40,15 +35,15 @@ onnx::ModelProto qdq_conv(const QdqConv& k) {
   GraphBuilder b;
   b.io(true, "X", {1, kIc, kHw, kHw});
   b.io(false, "Y", {1, kOc, kHw, kHw});
-  init<float>(b, "xs", {kXs}, {});
-  init<uint8_t>(b, "xz", {k.x_zp}, {});
-  init<int8_t>(b, "wq", k.w, {kOc, kIc, 3, 3});
-  init<float>(b, "ws", kWs, {kOc});
-  init<int8_t>(b, "wz", {k.w_zp, k.w_zp}, {kOc});
-  init<int32_t>(b, "bq", k.bias, {kOc});
-  init<float>(b, "bs", {kXs * kWs[0], kXs * kWs[1]}, {kOc});
-  init<float>(b, "ys", {kYs}, {});
-  init<uint8_t>(b, "yz", {0}, {});
+  b.init<float>("xs", {kXs}, {});
+  b.init<uint8_t>("xz", {k.x_zp}, {});
+  b.init<int8_t>("wq", k.w, {kOc, kIc, 3, 3});
+  b.init<float>("ws", kWs, {kOc});
+  b.init<int8_t>("wz", {k.w_zp, k.w_zp}, {kOc});
+  b.init<int32_t>("bq", k.bias, {kOc});
+  b.init<float>("bs", {kXs * kWs[0], kXs * kWs[1]}, {kOc});
+  b.init<float>("ys", {kYs}, {});
+  b.init<uint8_t>("yz", {0}, {});
   b.node("QuantizeLinear", "qx", {"X", "xs", "xz"}, {"xq"});
   b.node("DequantizeLinear", "dqx", {"xq", "xs", "xz"}, {"xd"});
   GraphBuilder::integer(b.node("DequantizeLinear", "dqw", {"wq", "ws", "wz"}, {"wd"}), "axis", 0);

@@ -19,11 +19,6 @@ constexpr float kXs = 0.5f, kYs = 2.0f;
 const std::vector<float> kWs = {0.01f, 0.02f, 0.015f};
 const std::vector<int32_t> kBias = {100, -2000, 777};
 
-template <typename T>
-void init(GraphBuilder& b, const std::string& name, const std::vector<T>& v, Shape shape) {
-  tensor_to_proto(Tensor::from_vector(v, std::move(shape)), name, b.g->add_initializer());
-}
-
 struct Case {
   bool x_u8 = true;
   bool per_channel = true;
@@ -43,27 +38,27 @@ onnx::ModelProto qdq_conv(const Case& k) {
   GraphBuilder b;
   b.io(true, "X", {1, kTorchIc, kTorchHw, kTorchHw});
   b.io(false, "Y", {1, kTorchOc, kTorchHw, kTorchHw});
-  init<float>(b, "xs", {kXs}, {});
+  b.init<float>("xs", {kXs}, {});
   if (k.x_u8) {
-    init<uint8_t>(b, "xz", {static_cast<uint8_t>(k.x_zp)}, {});
-    init<uint8_t>(b, "yz", {static_cast<uint8_t>(k.y_zp)}, {});
+    b.init<uint8_t>("xz", {static_cast<uint8_t>(k.x_zp)}, {});
+    b.init<uint8_t>("yz", {static_cast<uint8_t>(k.y_zp)}, {});
   } else {
-    init<int8_t>(b, "xz", {static_cast<int8_t>(k.x_zp)}, {});
-    init<int8_t>(b, "yz", {static_cast<int8_t>(k.y_zp)}, {});
+    b.init<int8_t>("xz", {static_cast<int8_t>(k.x_zp)}, {});
+    b.init<int8_t>("yz", {static_cast<int8_t>(k.y_zp)}, {});
   }
-  init<int8_t>(b, "wq", weights(), {kTorchOc, kTorchIc, 3, 3});
+  b.init<int8_t>("wq", weights(), {kTorchOc, kTorchIc, 3, 3});
   std::vector<float> ws, bs;
   for (int64_t o = 0; o < kTorchOc; ++o) {
     ws.push_back(k.ws(o));
     bs.push_back(kXs * k.ws(o));
   }
-  init<float>(b, "ws", k.per_channel ? ws : std::vector<float>{kWs[0]},
-              k.per_channel ? Shape{kTorchOc} : Shape{});
-  init<int8_t>(b, "wz", std::vector<int8_t>(k.per_channel ? kTorchOc : 1, 0),
-               k.per_channel ? Shape{kTorchOc} : Shape{});
-  init<int32_t>(b, "bq", kBias, {kTorchOc});
-  init<float>(b, "bs", bs, {kTorchOc});
-  init<float>(b, "ys", {kYs}, {});
+  b.init<float>("ws", k.per_channel ? ws : std::vector<float>{kWs[0]},
+                k.per_channel ? Shape{kTorchOc} : Shape{});
+  b.init<int8_t>("wz", std::vector<int8_t>(k.per_channel ? kTorchOc : 1, 0),
+                 k.per_channel ? Shape{kTorchOc} : Shape{});
+  b.init<int32_t>("bq", kBias, {kTorchOc});
+  b.init<float>("bs", bs, {kTorchOc});
+  b.init<float>("ys", {kYs}, {});
   b.node("QuantizeLinear", "qx", {"X", "xs", "xz"}, {"xq"});
   b.node("DequantizeLinear", "dqx", {"xq", "xs", "xz"}, {"xd"});
   GraphBuilder::integer(b.node("DequantizeLinear", "dqw", {"wq", "ws", "wz"}, {"wd"}), "axis", 0);
@@ -208,16 +203,16 @@ TEST(TorchInt8, QnnpackGemmIsQuantizedLinear) {
   GraphBuilder b;
   b.io(true, "X", {kM, kK});
   b.io(false, "Y", {kM, kN});
-  init<float>(b, "xs", {xs}, {});
-  init<uint8_t>(b, "xz", {uint8_t(xz)}, {});
-  init<int8_t>(b, "wq", w, {kN, kK});
-  init<float>(b, "ws", ws, {kN});
+  b.init<float>("xs", {xs}, {});
+  b.init<uint8_t>("xz", {uint8_t(xz)}, {});
+  b.init<int8_t>("wq", w, {kN, kK});
+  b.init<float>("ws", ws, {kN});
   std::vector<float> bs;
   for (float s : ws) bs.push_back(xs * s);
-  init<int32_t>(b, "bq", bias, {kN});
-  init<float>(b, "bs", bs, {kN});
-  init<float>(b, "ys", {ys}, {});
-  init<uint8_t>(b, "yz", {uint8_t(yz)}, {});
+  b.init<int32_t>("bq", bias, {kN});
+  b.init<float>("bs", bs, {kN});
+  b.init<float>("ys", {ys}, {});
+  b.init<uint8_t>("yz", {uint8_t(yz)}, {});
   b.node("QuantizeLinear", "qx", {"X", "xs", "xz"}, {"xq"});
   b.node("DequantizeLinear", "dqx", {"xq", "xs", "xz"}, {"xd"});
   GraphBuilder::integer(b.node("DequantizeLinear", "dqw", {"wq", "ws"}, {"wd"}), "axis", 0);

@@ -16,11 +16,6 @@ constexpr int64_t kIc = 4, kOc = 3, kHw = 5;
 constexpr float kXs = 0.5f, kYs = 2.0f;
 const std::vector<float> kWs = {0.01f, 0.02f, 0.015f};
 
-template <typename T>
-void init(GraphBuilder& b, const std::string& name, const std::vector<T>& v, Shape shape) {
-  tensor_to_proto(Tensor::from_vector(v, std::move(shape)), name, b.g->add_initializer());
-}
-
 struct Case {
   bool x_u8 = true;         // activations u8 (else s8)
   bool per_channel = true;  // weight scales per output channel (else kWs[0] for all)
@@ -40,7 +35,7 @@ const std::vector<int32_t> kBias = {100, -2000, 777};
 
 template <typename T>
 void zp(GraphBuilder& b, const std::string& name, int v) {
-  init<T>(b, name, {static_cast<T>(v)}, {});
+  b.init<T>(name, {static_cast<T>(v)}, {});
 }
 
 // X -> Q -> DQ -> Conv(DQ(w), DQ(bias)) 3x3 pads 1 [-> Relu] [-> Q (yq) -> DQ] -> Y.
@@ -49,24 +44,24 @@ onnx::ModelProto qdq_conv(const Case& k) {
   b.io(true, "X", {1, kIc, kHw, kHw});
   b.io(false, "Y", {1, kOc, kHw, kHw});
   if (k.shared_x) b.io(false, "xd", {1, kIc, kHw, kHw});
-  init<float>(b, "xs", {kXs}, {});
+  b.init<float>("xs", {kXs}, {});
   if (k.x_u8)
     zp<uint8_t>(b, "xz", k.x_zp);
   else
     zp<int8_t>(b, "xz", k.x_zp);
-  init<int8_t>(b, "wq", weights(), {kOc, kIc, 3, 3});
+  b.init<int8_t>("wq", weights(), {kOc, kIc, 3, 3});
   std::vector<float> ws, bs;
   for (int64_t o = 0; o < kOc; ++o) {
     ws.push_back(k.ws(o));
     bs.push_back(kXs * k.ws(o));
   }
-  init<float>(b, "ws", k.per_channel ? ws : std::vector<float>{kWs[0]},
-              k.per_channel ? Shape{kOc} : Shape{});
-  init<int8_t>(b, "wz", std::vector<int8_t>(k.per_channel ? kOc : 1, 0),
-               k.per_channel ? Shape{kOc} : Shape{});
-  init<int32_t>(b, "bq", kBias, {kOc});
-  init<float>(b, "bs", bs, {kOc});
-  init<float>(b, "ys", {kYs}, {});
+  b.init<float>("ws", k.per_channel ? ws : std::vector<float>{kWs[0]},
+                k.per_channel ? Shape{kOc} : Shape{});
+  b.init<int8_t>("wz", std::vector<int8_t>(k.per_channel ? kOc : 1, 0),
+                 k.per_channel ? Shape{kOc} : Shape{});
+  b.init<int32_t>("bq", kBias, {kOc});
+  b.init<float>("bs", bs, {kOc});
+  b.init<float>("ys", {kYs}, {});
   if (k.x_u8)
     zp<uint8_t>(b, "yz", k.y_zp);
   else
@@ -235,18 +230,18 @@ onnx::ModelProto qdq_gemm(bool per_channel) {
   GraphBuilder b;
   b.io(true, "X", {kM, kK});
   b.io(false, "Y", {kM, kN});
-  init<float>(b, "xs", {kXs}, {});
+  b.init<float>("xs", {kXs}, {});
   zp<uint8_t>(b, "xz", 7);
   std::vector<int8_t> w(kN * kK);
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(int(i * 53 % 255) - 127);
-  init<int8_t>(b, "wq", w, {kN, kK});
+  b.init<int8_t>("wq", w, {kN, kK});
   const Shape sshape = per_channel ? Shape{kN} : Shape{};
-  init<float>(b, "ws", per_channel ? kWs : std::vector<float>{kWs[0]}, sshape);
+  b.init<float>("ws", per_channel ? kWs : std::vector<float>{kWs[0]}, sshape);
   std::vector<float> bs;
   for (int64_t o = 0; o < kN; ++o) bs.push_back(kXs * (per_channel ? kWs[o] : kWs[0]));
-  init<int32_t>(b, "bq", kBias, {kN});
-  init<float>(b, "bs", bs, {kN});
-  init<float>(b, "ys", {4.0f}, {});
+  b.init<int32_t>("bq", kBias, {kN});
+  b.init<float>("bs", bs, {kN});
+  b.init<float>("ys", {4.0f}, {});
   zp<uint8_t>(b, "yz", 128);
   b.node("QuantizeLinear", "qx", {"X", "xs", "xz"}, {"xq"});
   b.node("DequantizeLinear", "dqx", {"xq", "xs", "xz"}, {"xd"});

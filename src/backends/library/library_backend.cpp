@@ -1,13 +1,15 @@
 #include "backends/library/library_backend.h"
 
 #include "backends/library/library_executor.h"
+#include "backends/library/qoperator_group.h"
 #include "backends/single_node.h"
 #include "core/strings.h"
 
 namespace ig {
 
 Status LibraryBackend::native_support(const Node& node, const Model& model) const {
-  if (!node.domain.empty()) {
+  // com.microsoft's QGemm is an int8 group the libraries may take (qoperator_group.h).
+  if (!node.domain.empty() && !is_qoperator_head(node) && !maps_domain_op(node)) {
     return unsupported("{}: domain '{}' has no {} mapping", node.label(), node.domain,
                        names_.domains);
   }

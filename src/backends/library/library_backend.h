@@ -45,8 +45,11 @@ class LibraryBackend : public Backend {
   }
 
  protected:
-  // The library's own check of a node of the default domain that is not data movement.
+  // The library's own check of a node of the default domain that is not data movement (or of
+  // another domain's node that maps_domain_op says it maps).
   virtual Status check_native(const Node& node, const Model& model) const = 0;
+  // Whether the library maps a node of a domain other than ai.onnx (its op table's entry).
+  virtual bool maps_domain_op(const Node&) const { return false; }
   // Starts a run (reset caches, count convolutions, ...); feeds are already checked.
   virtual std::unique_ptr<LibraryRun> begin_run(const Model& model,
                                                 const std::map<std::string, Value>& feeds) = 0;

@@ -10,6 +10,7 @@
 #include "backends/library/node_groups.h"
 #include "backends/value.h"
 #include "model/graph.h"
+#include "model/qdq_group.h"
 
 namespace ig {
 
@@ -47,6 +48,11 @@ class RunValues {
   std::unordered_map<std::string, Value> host_;
   std::unordered_set<std::string> native_;  // held only by the library
 };
+
+// The run's host values as a lookup, else `model`'s initializers: an int8 group reads the scale
+// and zero point of a DequantizeLinear outside it (its output shared), which has run, and whose
+// inputs the executor may have released.
+TensorLookup host_or_initializer(RunValues& values, const Model& model);
 
 // What differs between libraries within one run. The executor owns everything else: support,
 // the reference fallback, notes, the trace and the graph's values.

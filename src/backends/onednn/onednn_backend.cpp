@@ -1,5 +1,6 @@
 #include "backends/onednn/onednn_backend.h"
 
+#include "backends/library/qoperator_group.h"
 #include "backends/onednn/fusion_plan.h"
 #include "backends/onednn/onednn_int8.h"
 #include "backends/onednn/onednn_ops.h"
@@ -32,13 +33,19 @@ class OnednnRun : public LibraryRun {
   const NodeGroups& groups() const override { return plan_.groups; }
 
   Expected<NativeOutputs> run_node(const Node& node, RunValues& values) override {
+    if (is_qoperator_head(node)) {
+      const TensorLookup lookup = host_or_initializer(values, model_);
+      IG_ASSIGN_OR_RETURN(QoperatorGroup q, qoperator_group(node, model_, lookup));
+      // The cache tells QOperator nodes apart by their own index: the group's is its own.
+      return run_int8(q.model, q.group, q.lookup(lookup), fmt::format("qop|{}|", node.index));
+    }
     IG_ASSIGN_OR_RETURN(OpResult r, run_native(node, values, {}));
     return NativeOutputs{{Value::of(std::move(r.out))}, r.impl};
   }
 
   Expected<NativeOutputs> run_group(const NodeGroup& group, RunValues& values) override {
     if (auto it = plan_.qdq.find(group.nodes.back()); it != plan_.qdq.end())
-      return run_int8(it->second, values);
+      return run_int8(model_, it->second, host_or_initializer(values, model_), "");
     const Graph& g = model_.graph;
     std::vector<PostOp> post;
     for (size_t k = 1; k < group.nodes.size(); ++k) {
@@ -83,22 +90,18 @@ class OnednnRun : public LibraryRun {
     }
   }
 
-  Expected<NativeOutputs> run_int8(const QdqGroup& grp, RunValues& values) {
-    // A DequantizeLinear outside the group (its output shared) has run, and the executor may
-    // have released its scale and zero point: those come from the model's initializers then.
-    auto lookup = [&, init = initializers_of(model_)](const std::string& name) -> const Tensor* {
-      auto v = values.host(name);
-      return v.ok() && *v && (*v)->is_tensor() ? &(*v)->tensor : init(name);
-    };
-    ctx_.cache.key = ctx_.cache.enabled ? onednn::qdq_cache_key(model_, grp, lookup) : "";
+  Expected<NativeOutputs> run_int8(const Model& model, const QdqGroup& grp,
+                                   const TensorLookup& lookup, const std::string& key_prefix) {
+    ctx_.cache.key =
+        ctx_.cache.enabled ? key_prefix + onednn::qdq_cache_key(model, grp, lookup) : "";
     try {
-      auto r = onednn::run_qdq_group(ctx_, model_, grp, lookup);
+      auto r = onednn::run_qdq_group(ctx_, model, grp, lookup);
       ctx_.cache.key.clear();
       if (!r.ok()) return r.status();
       return NativeOutputs{{Value::of(std::move(r->out))}, r->impl};
     } catch (const dnnl::error& e) {
       ctx_.cache.key.clear();
-      return from_dnnl(model_.graph.nodes[grp.head], e);
+      return from_dnnl(model.graph.nodes[grp.head], e);
     }
   }
 
@@ -127,6 +130,13 @@ LibraryVersion OnednnBackend::library() const {
 }
 
 Status OnednnBackend::check_native(const Node& node, const Model& model) const {
+  if (is_qoperator_head(node)) {
+    const TensorLookup init = initializers_of(model);
+    auto q = qoperator_group(node, model, init);
+    Status st = q.ok() ? onednn::check_qdq_group(q->model, q->group, q->lookup(init)) : q.status();
+    if (st.ok()) return st;
+    return unsupported("{}: not a oneDNN int8 primitive: {}", node.label(), st.message());
+  }
   IG_RETURN_IF_ERROR(check_in_table(onednn::ops(), node, model));
   // With fusion, a Conv/Gemm/MatMul reading DequantizeLinear outputs is an int8 kernel or
   // nothing: running it in fp32 would hide that oneDNN cannot take the quantized group. Eager

@@ -1,5 +1,8 @@
 #include "backends/xnnpack/xnnpack_backend.h"
 
+#include <algorithm>
+
+#include "backends/library/qoperator_group.h"
 #include "backends/xnnpack/xnnpack_int8.h"
 
 namespace ig {
@@ -21,18 +24,20 @@ class XnnpackRun : public LibraryRun {
   Expected<NativeOutputs> run_group(const NodeGroup& group, RunValues& values) override {
     auto it = plan_.qdq.find(group.nodes.back());
     if (it == plan_.qdq.end()) return internal_error("xnnpack: group is not an int8 group");
-    // A DequantizeLinear outside the group (its output shared) has run, and the executor may
-    // have released its scale and zero point: those come from the model's initializers then.
-    auto lookup = [&, init = initializers_of(model_)](const std::string& name) -> const Tensor* {
-      auto v = values.host(name);
-      return v.ok() && *v && (*v)->is_tensor() ? &(*v)->tensor : init(name);
-    };
-    IG_ASSIGN_OR_RETURN(xnnpack::OpResult r,
-                        xnnpack::run_int8_group(ctx_, model_, it->second, lookup));
+    IG_ASSIGN_OR_RETURN(
+        xnnpack::OpResult r,
+        xnnpack::run_int8_group(ctx_, model_, it->second, host_or_initializer(values, model_)));
     return NativeOutputs{{Value::of(std::move(r.out))}, std::move(r.note)};
   }
 
   Expected<NativeOutputs> run_node(const Node& node, RunValues& values) override {
+    if (is_qoperator_head(node)) {
+      const TensorLookup lookup = host_or_initializer(values, model_);
+      IG_ASSIGN_OR_RETURN(QoperatorGroup q, qoperator_group(node, model_, lookup));
+      IG_ASSIGN_OR_RETURN(xnnpack::OpResult r,
+                          xnnpack::run_int8_group(ctx_, q.model, q.group, q.lookup(lookup)));
+      return NativeOutputs{{Value::of(std::move(r.out))}, std::move(r.note)};
+    }
     xnnpack::OpInputs x{node, model_.opset_for(node.domain), {}};
     IG_ASSIGN_OR_RETURN(x.in, values.inputs(node));
     IG_ASSIGN_OR_RETURN(const xnnpack::OpDef* def,
@@ -62,6 +67,14 @@ XnnpackBackend::~XnnpackBackend() {
 }
 
 Status XnnpackBackend::check_native(const Node& node, const Model& model) const {
+  if (is_qoperator_head(node)) {
+    const TensorLookup init = initializers_of(model);
+    auto q = qoperator_group(node, model, init);
+    Status st =
+        q.ok() ? xnnpack::check_int8_group(q->model, q->group, q->lookup(init)) : q.status();
+    if (st.ok()) return st;
+    return unsupported("{}: not an XNNPACK int8 operator: {}", node.label(), st.message());
+  }
   // A weight's, bias's or output's QDQ node inside an int8 group is the group's to run.
   if ((node.op_type == "DequantizeLinear" || node.op_type == "QuantizeLinear") &&
       groups_.in_group(
@@ -84,6 +97,13 @@ Status XnnpackBackend::check_native(const Node& node, const Model& model) const 
                        st.message());
   }
   return Status::Ok();
+}
+
+bool XnnpackBackend::maps_domain_op(const Node& node) const {
+  const auto& table = xnnpack::ops();
+  return std::any_of(table.begin(), table.end(), [&](const xnnpack::OpDef& d) {
+    return d.domain == node.domain && d.op_type == node.op_type;
+  });
 }
 
 std::unique_ptr<LibraryRun> XnnpackBackend::begin_run(const Model& model,

@@ -22,6 +22,7 @@ class XnnpackBackend : public LibraryBackend {
 
  protected:
   Status check_native(const Node& node, const Model& model) const override;
+  bool maps_domain_op(const Node& node) const override;
   std::unique_ptr<LibraryRun> begin_run(const Model& model,
                                         const std::map<std::string, Value>& feeds) override;
 

@@ -1,5 +1,7 @@
 #include "backends/xnnpack/xnnpack_ops.h"
 
+#include "backends/xnnpack/xnnpack_ops_int8.h"
+
 #include <map>
 
 namespace ig::xnnpack {
@@ -8,7 +10,7 @@ const std::vector<OpDef>& ops() {
   static const std::vector<OpDef> kOps = [] {
     std::vector<OpDef> all;
     for (const auto* part :
-         {&conv_ops(), &gemm_ops(), &pool_ops(), &elementwise_ops(), &quant_ops()})
+         {&conv_ops(), &gemm_ops(), &pool_ops(), &elementwise_ops(), &quant_ops(), &int8_ops()})
       all.insert(all.end(), part->begin(), part->end());
     return all;
   }();

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "backends/xnnpack/xnnpack_ops.h"
+#include "backends/xnnpack/xnnpack_ops_int8.h"
 
 namespace ig::xnnpack {
 
@@ -56,10 +57,13 @@ std::string f32_note(const Ctx& c, const std::string& layout) {
 
 // MaxPool and AveragePool over a window; GlobalMaxPool as a max pool of the whole image.
 Expected<OpResult> run_window_pool(Ctx& c, const OpInputs& x) {
-  IG_RETURN_IF_ERROR(require_float(x));
-  IG_RETURN_IF_ERROR(require_nonempty(x));
   const Node& n = x.node;
   const Tensor& X = x.at(0);
+  // A QOperator model's MaxPool runs on the integers.
+  const bool int8 =
+      n.op_type == "MaxPool" && (X.dtype() == DType::kUInt8 || X.dtype() == DType::kInt8);
+  if (!int8) IG_RETURN_IF_ERROR(require_float(x));
+  IG_RETURN_IF_ERROR(require_nonempty(x));
   if (X.rank() != 3 && X.rank() != 4) {
     return unsupported("{}: XNNPACK pools 2-D (and here 1-D) images, not {}", n.label(),
                        X.describe());
@@ -82,6 +86,7 @@ Expected<OpResult> run_window_pool(Ctx& c, const OpInputs& x) {
   const Shape xs = as_image(X.shape());
   Shape out = {xs[0], xs[1], w.oh, w.ow};
   if (X.rank() == 3) out = {xs[0], xs[1], w.ow};
+  if (int8) return run_int8_max_pool(c, x, w, out);
   const bool half = c.opt.fp16 && max;  // XNNPACK 2022 has no f16 average pool
   IG_ASSIGN_OR_RETURN(Buffer in, in_precision(c, n, nchw_to_nhwc(X), half));
   Buffer y(static_cast<size_t>(xs[0] * xs[1] * w.oh * w.ow), half);
