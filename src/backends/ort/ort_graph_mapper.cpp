@@ -162,7 +162,8 @@ class Mapper {
     if (qlinear) {
       auto end = match_qlinear(n, qbase);
       if (!end) end = match_by_node_name(n, qbase);
-      if (end) mapped_[n.output(0)] = {*end, false, perm, false};
+      if (end)
+        mapped_[n.output(0)] = {*end, false, perm.empty() ? own_layout(n, *end) : perm, false};
       return;
     }
     const std::vector<std::string> bases =
@@ -177,6 +178,22 @@ class Mapper {
     if (!end && !nchwc && !blocked_in && !widened_in) end = match_qlinear(n, n.op_type());
     // A node fed float32 copies computes in float32 (ORT's Casts sit at the region's borders).
     if (end) mapped_[n.output(0)] = {*end, nchwc || blocked_in, perm, widened_in};
+  }
+
+  // The layout ORT's NHWC int8 kernels write whatever their input's mapping says (it may be a
+  // value no original one holds: a MaxPool ORT runs on the integers the model dequantized):
+  // Transpose(original, [0, 2, ..., 1]). None for other nodes.
+  std::vector<int64_t> own_layout(const onnx::NodeProto& n, const std::string& original) const {
+    const auto* last = find_attr(n, "channels_last");
+    const bool nhwc =
+        n.domain() == "com.microsoft" &&
+        (n.op_type() == "NhwcMaxPool" || (n.op_type() == "QLinearConv" && last && last->i() != 0));
+    const ValueInfo* vi = ix_.info(original);
+    if (!nhwc || !vi || !vi->has_shape || vi->dims.size() < 3) return {};
+    std::vector<int64_t> perm = {0};
+    for (int64_t d = 2; d < static_cast<int64_t>(vi->dims.size()); ++d) perm.push_back(d);
+    perm.push_back(1);
+    return perm;
   }
 
   // Transpose(v, p) of a mapped v: the same original value in a composed layout.
