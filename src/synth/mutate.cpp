@@ -80,6 +80,7 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
           precision_candidates(model, rng),
           pad_split_candidates(model, rng),
           decompose_candidates(model, rng),
+          fuse_candidates(model, rng),
           edge_candidates(model, rng),
           window_candidates(model, rng),
           std::move(rewrites[0]),

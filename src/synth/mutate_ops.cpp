@@ -163,6 +163,7 @@ Status apply_mutation(onnx::ModelProto& model, const Mutation& m) {
     if (m.kind == "castspan") st = cast_span(model, m.params);
     if (m.kind == "padsplit") st = split_pads(model, m);
     if (m.kind == "decompose") st = decompose_node(model, m);
+    if (m.kind == "fuse") st = fuse_nodes(model, m);
     if (m.kind == "edge") st = edge_input(model, m);
     if (m.kind == "window") st = window_pool(model, m);
     if (m.kind == "bnunfold") st = unfold_batch_norm(model, m);

@@ -14,6 +14,7 @@
 #include "model/onnx_model.h"
 #include "model/tensor_proto.h"
 #include "synth/mutate_util.h"
+#include "synth/quantize_util.h"
 #include "synth/zoo.h"
 
 namespace ig {
@@ -152,6 +153,84 @@ TEST(MutateDecompose, EachOperatorAsItsPrimitivesGivesItsResult) {
   onnx::ModelProto relu = one_node_model("Relu", 13);
   const Status st = apply_mutation(relu, {"decompose", {{"node", "n"}}});
   EXPECT_NE(st.message().find("not Softmax, HardSwish, Gelu or LayerNormalization"),
+            std::string::npos)
+      << st.to_string();
+}
+
+// The model at ai.onnx `opset` as it is (the caller knows its nodes exist there).
+void set_opset(onnx::ModelProto& m, int64_t opset) {
+  for (auto& o : *m.mutable_opset_import())
+    if (o.domain().empty()) o.set_version(opset);
+}
+
+// Node `name`'s op type, or "" when the model has none of that name.
+std::string op_of(const onnx::ModelProto& m, const std::string& name) {
+  for (const auto& n : m.graph().node())
+    if (n.name() == name) return n.op_type();
+  return "";
+}
+
+TEST(MutateFuse, PrimitivesAtAnOlderOpsetFuseIntoTheOperatorAndKeepTheResult) {
+  onnx::AttributeProto axis1;
+  axis1.set_name("axis");
+  axis1.set_type(onnx::AttributeProto::INT);
+  axis1.set_i(1);
+  // Scale and bias of the normalized dims' shape, as LayerNormalization-17 takes them (ONNX
+  // Runtime refuses a broadcast one).
+  const Tensor scale = random_uniform_tensor(DType::kFloat32, Shape{3, 4, 5}, 3);
+  const Tensor bias = random_uniform_tensor(DType::kFloat32, Shape{3, 4, 5}, 4);
+  struct Case {
+    std::string what;
+    onnx::ModelProto fused;
+    int64_t opset;     // the operator's
+    bool pow = false;  // the square as Pow(c, 2), as torch writes it
+  };
+  const std::vector<Case> cases = {
+      {"HardSwish", one_node_model("HardSwish", 14), 14},
+      {"LayerNormalization, Mul square",
+       one_node_model("LayerNormalization", 17, {{"s", scale}, {"b", bias}}, {axis1}), 17},
+      {"LayerNormalization, Pow square",
+       one_node_model("LayerNormalization", 17, {{"s", scale}, {"b", bias}}, {axis1}), 17, true}};
+  Tensor x = random_uniform_tensor(DType::kFloat32, Shape{2, 3, 4, 5}, 9);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = 8 * x.data<float>()[i] - 4;
+  for (const auto& c : cases) {
+    // The primitives at opset 13, where the operator does not exist yet.
+    onnx::ModelProto parts = c.fused;
+    ASSERT_TRUE(apply_mutation(parts, {"decompose", {{"node", "n"}}}).ok()) << c.what;
+    if (c.pow) {
+      for (auto& n : *parts.mutable_graph()->mutable_node()) {
+        if (n.op_type() != "Mul" || n.input(0) != n.input(1)) continue;
+        n.set_op_type("Pow");
+        add_scalar_initializer(*parts.mutable_graph(), "two", onnx::TensorProto::FLOAT, 2.0);
+        n.set_input(1, "two");
+      }
+    }
+    set_opset(parts, 13);
+    ASSERT_TRUE(check_variant(parts).ok()) << c.what << ": " << check_variant(parts).to_string();
+    const std::string last = parts.graph().node(parts.graph().node_size() - 1).name();
+    Rng rng(1);
+    // The last node; with a bias, its Mul by the scale too (a LayerNormalization without B).
+    std::vector<std::string> ends;
+    for (const auto& m : fuse_candidates(parts, rng)) ends.push_back(m.params.at("node"));
+    ASSERT_FALSE(ends.empty()) << c.what;
+    EXPECT_EQ(ends.back(), last) << c.what;
+    EXPECT_EQ(ends.size(), c.opset == 17 ? 2u : 1u) << c.what;
+
+    onnx::ModelProto v = parts;
+    const Status st = apply_mutation(v, {"fuse", {{"node", last}}});
+    ASSERT_TRUE(st.ok()) << c.what << ": " << st.to_string();
+    EXPECT_TRUE(check_variant(v).ok()) << c.what << ": " << check_variant(v).to_string();
+    EXPECT_EQ(default_opset(v), c.opset) << c.what;
+    ASSERT_EQ(v.graph().node_size(), 1) << c.what;
+    EXPECT_EQ(op_of(v, last), c.fused.graph().node(0).op_type()) << c.what;
+    auto want = run_ref_on(parts, x), got = run_ref_on(v, x);
+    ASSERT_TRUE(want.ok() && got.ok()) << c.what;
+    expect_close(*got, *want, 1e-5);
+  }
+  // Not the end of such primitives: the reason says what it looks for.
+  onnx::ModelProto relu = one_node_model("Relu", 13);
+  const Status st = apply_mutation(relu, {"fuse", {{"node", "n"}}});
+  EXPECT_NE(st.message().find("'n' ends no x * HardSigmoid or LayerNorm primitives"),
             std::string::npos)
       << st.to_string();
 }
