@@ -240,6 +240,21 @@ int max_steps(const Tensor& a, const Tensor& b) {
   return worst;
 }
 
+// The max of integers is exact: the 2x2 pool `p` of a run is the max of its own sums `c`.
+void expect_max_pooled(const Outcome& o) {
+  const Tensor& c = o.trace.at("c");
+  const Tensor& p = o.trace.at("p");
+  ASSERT_EQ(p.shape(), (Shape{1, kIc, 3, 3}));
+  for (int64_t ch = 0; ch < kIc; ++ch)
+    for (int64_t y = 0; y < 3; ++y)
+      for (int64_t x = 0; x < 3; ++x) {
+        int64_t best = 0;
+        for (int64_t k = 0; k < 4; ++k)
+          best = std::max(best, c.as_int64((ch * 6 + 2 * y + k / 2) * 6 + 2 * x + k % 2));
+        EXPECT_EQ(p.as_int64((ch * 3 + y) * 3 + x), best);
+      }
+}
+
 TEST(QoperatorInt8, XnnpackRunsQLinearAddMaxPoolAndGlobalAveragePoolOnIntegers) {
   TempDir dir;
   auto model = load_model(save(add_pool_model(0), dir.path.string(), "add_pool.onnx"));
@@ -255,18 +270,14 @@ TEST(QoperatorInt8, XnnpackRunsQLinearAddMaxPoolAndGlobalAveragePoolOnIntegers) 
   // XNNPACK rescales in fixed point where ref follows the schema's float formula: a tie apart.
   EXPECT_LE(max_steps(xnn.trace.at("c"), ref.trace.at("c")), 1);
   EXPECT_LE(max_steps(xnn.trace.at("g"), ref.trace.at("g")), 1);
-  // The max of integers is exact: XNNPACK's pool is the max of its own sums.
-  const Tensor& c = xnn.trace.at("c");
-  const Tensor& p = xnn.trace.at("p");
-  ASSERT_EQ(p.shape(), (Shape{1, kIc, 3, 3}));
-  for (int64_t ch = 0; ch < kIc; ++ch)
-    for (int64_t y = 0; y < 3; ++y)
-      for (int64_t x = 0; x < 3; ++x) {
-        int64_t best = 0;
-        for (int64_t k = 0; k < 4; ++k)
-          best = std::max(best, c.as_int64((ch * 6 + 2 * y + k / 2) * 6 + 2 * x + k % 2));
-        EXPECT_EQ(p.as_int64((ch * 3 + y) * 3 + x), best);
-      }
+  expect_max_pooled(xnn);
+  // oneDNN maps neither QLinearAdd nor the average pool; it max-pools the integers itself.
+  const Outcome dnnl = run_platform("onednn:fallback=ref", *model, feeds);
+  ASSERT_TRUE(dnnl.status.ok()) << dnnl.status.to_string();
+  EXPECT_EQ(note_of(dnnl, "add").rfind("fallback=ref: ", 0), 0u);
+  EXPECT_EQ(note_of(dnnl, "pool").rfind("fallback=ref", 0), std::string::npos)
+      << note_of(dnnl, "pool");
+  expect_max_pooled(dnnl);
 }
 
 TEST(QoperatorInt8, ChannelsLastGlobalAveragePoolIsRefusedByNodeAndFallsBack) {

@@ -209,9 +209,12 @@ Status check_pool(const Node& n, const Model&) {
 }
 
 Expected<OpResult> run_pool(Ctx& c, const OpInputs& x, const std::vector<PostOp>& post) {
-  IG_RETURN_IF_ERROR(require_float(x));
   const Node& n = x.node;
   const Tensor& X = x.at(0);
+  // A QOperator model's MaxPool runs on the integers (oneDNN's u8/s8 max pooling: exact).
+  const bool max = n.op_type == "MaxPool" || n.op_type == "GlobalMaxPool";
+  if (!max || (X.dtype() != DType::kUInt8 && X.dtype() != DType::kInt8))
+    IG_RETURN_IF_ERROR(require_float(x));
   if (X.rank() < 3 || X.rank() > 5) {
     return unsupported("{}: oneDNN pooling needs 1 to 3 spatial dims, got {}", n.label(),
                        X.describe());
