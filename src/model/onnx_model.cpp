@@ -15,6 +15,7 @@
 #include "model/int4_weights.h"
 #include "model/limits.h"
 #include "model/onnx_types.h"
+#include "model/quant_scales.h"
 #include "model/shape_inference.h"
 #include "model/tensor_proto.h"
 
@@ -376,6 +377,7 @@ Expected<Model> model_from_proto(onnx::ModelProto& proto, const std::string& lab
   IG_RETURN_IF_ERROR(check_declared_sizes(proto, label, budget));
   // Before any libonnx code and any kernel, which divide by these.
   if (Status st = check_divisor_attributes(proto.graph()); !st.ok()) return st.with_context(label);
+  if (Status st = check_constant_scales(proto); !st.ok()) return st.with_context(label);
   // int4 weights into DequantizeLinear are read as int8 (model/int4_weights.h), then the types
   // infergap lacks are refused before the checker, which knows them only as "Unrecognized
   // data_type: 22".

@@ -1,5 +1,7 @@
 #include "backends/ref/nn_util.h"
 
+#include "model/quant_scales.h"
+
 #include <algorithm>
 #include <map>
 
@@ -8,21 +10,10 @@ namespace {
 
 // "y_scale 's'": the ONNX name of a quantized operator's input, then the model's value name.
 std::string quant_input_name(const KernelContext& ctx, size_t input) {
-  static const std::map<std::string, std::vector<const char*>> kRoles = {
-      {"QuantizeLinear", {"x", "y_scale", "y_zero_point"}},
-      {"DequantizeLinear", {"x", "x_scale", "x_zero_point"}},
-      {"ConvInteger", {"x", "w", "x_zero_point", "w_zero_point"}},
-      {"MatMulInteger", {"A", "B", "a_zero_point", "b_zero_point"}},
-      {"QLinearConv",
-       {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point"}},
-      {"QLinearMatMul",
-       {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"}},
-  };
   const std::string value = input < ctx.node.inputs.size() ? ctx.node.inputs[input] : "";
-  auto it = kRoles.find(ctx.node.op_type);
-  if (it == kRoles.end() || input >= it->second.size())
-    return fmt::format("input #{} '{}'", input, value);
-  return fmt::format("{} '{}'", it->second[input], value);
+  const std::string formal = formal_input_name(ctx.node.domain, ctx.node.op_type, ctx.opset, input);
+  if (formal.empty()) return fmt::format("input #{} '{}'", input, value);
+  return fmt::format("{} '{}'", formal, value);
 }
 
 Expected<std::vector<int64_t>> spatial_attr(const KernelContext& ctx, const char* name, size_t n,
