@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "backends/library/qoperator_group.h"
 #include "backends/ref/qdq_groups.h"
 #include "model/qdq_group.h"
 #include "platform/spec.h"
@@ -9,11 +10,6 @@
 namespace ig::cli {
 
 namespace {
-
-bool is_qoperator(const Node& n) {
-  return (n.domain.empty() && (n.op_type == "QLinearConv" || n.op_type == "QLinearMatMul")) ||
-         (n.domain == "com.microsoft" && n.op_type == "QGemm");
-}
 
 // The backends whose int8 kernels take QDQ groups as they find them (their adapters' plans).
 bool is_int8_library(const std::string& backend) {
@@ -26,7 +22,7 @@ std::vector<size_t> int8_group_heads(const Model& model) {
   std::vector<size_t> heads;
   const QdqGraphIndex index(model.graph);
   for (size_t i = 0; i < model.graph.nodes.size(); ++i)
-    if (is_qoperator(model.graph.nodes[i]) || find_qdq_group(index, i)) heads.push_back(i);
+    if (is_qoperator_head(model.graph.nodes[i]) || find_qdq_group(index, i)) heads.push_back(i);
   return heads;
 }
 
@@ -43,7 +39,7 @@ nlohmann::json int8_groups_json(const std::string& spec, const Model& model,
   auto parsed = parse_platform_spec(spec);
   const std::string backend = parsed.ok() ? parsed->backend : "";
   int64_t qoperator = 0;
-  for (size_t h : heads) qoperator += is_qoperator(model.graph.nodes[h]);
+  for (size_t h : heads) qoperator += is_qoperator_head(model.graph.nodes[h]);
   if (backend == "ref") {
     const bool integer = parsed->options.count("qdq") && parsed->options.at("qdq") == "int";
     j["integer_kernels"] =

@@ -10,21 +10,11 @@
 #include <vector>
 
 #include "model/graph.h"
+#include "model/onnx_types.h"
 
 namespace ig {
 
 namespace {
-
-// The same words as Node::label, for a node that is still a proto.
-std::string node_label(const onnx::NodeProto& np, int index) {
-  Node n;
-  n.name = np.name();
-  n.op_type = np.op_type();
-  n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
-  n.outputs.assign(np.output().begin(), np.output().end());
-  n.index = static_cast<size_t>(index);
-  return n.label();
-}
 
 // Bytes of a tensor of `dtype` with `dims`; nullopt when a dim is symbolic or negative (other
 // checks report those), UINT64_MAX when the product overflows.

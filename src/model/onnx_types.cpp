@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "core/dtype.h"
+#include "model/graph.h"
 
 namespace ig {
 
@@ -13,6 +14,16 @@ std::string label(const onnx::NodeProto& n) {
 }
 
 }  // namespace
+
+std::string node_label(const onnx::NodeProto& np, int index) {
+  Node n;
+  n.name = np.name();
+  n.op_type = np.op_type();
+  n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+  n.outputs.assign(np.output().begin(), np.output().end());
+  n.index = static_cast<size_t>(index);
+  return n.label();
+}
 
 std::string node_using(const onnx::GraphProto& g, const std::string& value) {
   for (const auto& n : g.node()) {

@@ -12,9 +12,14 @@
 
 namespace onnx {
 class GraphProto;
-}
+class NodeProto;
+}  // namespace onnx
 
 namespace ig {
+
+// The same words as Node::label ("Conv 'conv1'", "Conv (node #3)"), for the node at `index` of
+// a graph that is still a proto.
+std::string node_label(const onnx::NodeProto& node, int index);
 
 // Where `g` itself (not its subgraphs) first uses an element type `pick` picks: initializers,
 // declared value types, tensor attributes and the type attributes to / dtype / output_dtype.

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "model/graph.h"
+#include "model/onnx_types.h"
 #include "model/ort_onnx_domain.h"
 #include "model/tensor_proto.h"
 
@@ -23,15 +23,6 @@ bool quantized_operator(const std::string& op) {
 
 bool ends_with_scale(const std::string& name) {
   return name.size() >= 5 && name.compare(name.size() - 5, 5, "scale") == 0;
-}
-
-std::string label_of(const onnx::NodeProto& np, int index) {
-  Node n;
-  n.name = np.name();
-  n.op_type = np.op_type();
-  n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
-  n.index = static_cast<size_t>(index);
-  return n.label();
 }
 
 }  // namespace
@@ -77,8 +68,8 @@ Status check_constant_scales(const onnx::ModelProto& model) {
         const double v = t->as_double(e);
         if (!(std::isfinite(v) && v > 0))
           return invalid_argument(
-              "{}: {} '{}' is {} (element {}); a scale must be finite and above 0", label_of(n, i),
-              formal, n.input(k), v, e);
+              "{}: {} '{}' is {} (element {}); a scale must be finite and above 0",
+              node_label(n, i), formal, n.input(k), v, e);
       }
     }
   }

@@ -40,8 +40,8 @@ Expected<std::vector<const Tensor*>> RunValues::inputs(const Node& node) {
   return out;
 }
 
-TensorLookup host_or_initializer(RunValues& values, const Model& model) {
-  return [&values, init = initializers_of(model)](const std::string& name) -> const Tensor* {
+TensorLookup host_or_initializer(RunValues& values, TensorLookup initializers) {
+  return [&values, init = std::move(initializers)](const std::string& name) -> const Tensor* {
     auto v = values.host(name);
     return v.ok() && *v && (*v)->is_tensor() ? &(*v)->tensor : init(name);
   };

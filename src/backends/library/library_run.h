@@ -49,10 +49,10 @@ class RunValues {
   std::unordered_set<std::string> native_;  // held only by the library
 };
 
-// The run's host values as a lookup, else `model`'s initializers: an int8 group reads the scale
-// and zero point of a DequantizeLinear outside it (its output shared), which has run, and whose
-// inputs the executor may have released.
-TensorLookup host_or_initializer(RunValues& values, const Model& model);
+// The run's host values as a lookup, else `initializers` (initializers_of the model, made once a
+// run): an int8 group reads the scale and zero point of a DequantizeLinear outside it (its output
+// shared), which has run, and whose inputs the executor may have released.
+TensorLookup host_or_initializer(RunValues& values, TensorLookup initializers);
 
 // What differs between libraries within one run. The executor owns everything else: support,
 // the reference fallback, notes, the trace and the graph's values.

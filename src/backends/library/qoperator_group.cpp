@@ -124,4 +124,10 @@ Expected<QoperatorGroup> qoperator_group(const Node& node, const Model& model,
   return out;
 }
 
+Status check_qoperator_group(const Node& node, const Model& model, const QdqCheck& check) {
+  const TensorLookup init = initializers_of(model);
+  IG_ASSIGN_OR_RETURN(QoperatorGroup q, qoperator_group(node, model, init));
+  return check(q.model, q.group, q.lookup(init));
+}
+
 }  // namespace ig

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "backends/library/qdq_checks.h"
 #include "backends/library/qdq_group.h"
 #include "core/status.h"
 
@@ -30,5 +31,9 @@ struct QoperatorGroup {
 // no such form (QGemm with alpha != 1 or transA, a bias whose scales `known` does not hold).
 Expected<QoperatorGroup> qoperator_group(const Node& node, const Model& model,
                                          const TensorLookup& known);
+
+// A library's support check of `node` (is_qoperator_head): its group, checked by `check` on the
+// model's initializers; the library's own reason when it refuses.
+Status check_qoperator_group(const Node& node, const Model& model, const QdqCheck& check);
 
 }  // namespace ig

@@ -34,7 +34,7 @@ class OnednnRun : public LibraryRun {
 
   Expected<NativeOutputs> run_node(const Node& node, RunValues& values) override {
     if (is_qoperator_head(node)) {
-      const TensorLookup lookup = host_or_initializer(values, model_);
+      const TensorLookup lookup = host_or_initializer(values, initializers());
       IG_ASSIGN_OR_RETURN(QoperatorGroup q, qoperator_group(node, model_, lookup));
       // The cache tells QOperator nodes apart by their own index: the group's is its own.
       return run_int8(q.model, q.group, q.lookup(lookup), fmt::format("qop|{}|", node.index));
@@ -45,7 +45,7 @@ class OnednnRun : public LibraryRun {
 
   Expected<NativeOutputs> run_group(const NodeGroup& group, RunValues& values) override {
     if (auto it = plan_.qdq.find(group.nodes.back()); it != plan_.qdq.end())
-      return run_int8(model_, it->second, host_or_initializer(values, model_), "");
+      return run_int8(model_, it->second, host_or_initializer(values, initializers()), "");
     const Graph& g = model_.graph;
     std::vector<PostOp> post;
     for (size_t k = 1; k < group.nodes.size(); ++k) {
@@ -73,6 +73,11 @@ class OnednnRun : public LibraryRun {
   }
 
  private:
+  const TensorLookup& initializers() {
+    if (!init_) init_ = initializers_of(model_);
+    return init_;
+  }
+
   Expected<OpResult> run_native(const Node& node, RunValues& values,
                                 const std::vector<PostOp>& post) {
     onednn::OpInputs x{node, model_.opset_for(node.domain), {}};
@@ -119,6 +124,7 @@ class OnednnRun : public LibraryRun {
   onednn::Ctx& ctx_;
   const OnednnBackend& backend_;
   const Model& model_;
+  TensorLookup init_;  // initializers_of(model_), made when an int8 group first needs it
   onednn::FusionPlan plan_;
 };
 
@@ -131,9 +137,7 @@ LibraryVersion OnednnBackend::library() const {
 
 Status OnednnBackend::check_native(const Node& node, const Model& model) const {
   if (is_qoperator_head(node)) {
-    const TensorLookup init = initializers_of(model);
-    auto q = qoperator_group(node, model, init);
-    Status st = q.ok() ? onednn::check_qdq_group(q->model, q->group, q->lookup(init)) : q.status();
+    Status st = check_qoperator_group(node, model, onednn::check_qdq_group);
     if (st.ok()) return st;
     return unsupported("{}: not a oneDNN int8 primitive: {}", node.label(), st.message());
   }

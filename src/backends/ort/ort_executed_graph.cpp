@@ -99,6 +99,7 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
   for (const auto& o : optimized.graph().output()) exposed.insert(o.name());
   auto* graph = optimized.mutable_graph();
   plan.graph_outputs = graph->output_size();
+  const S8ShiftCheck s8_shift(original, optimized.graph());
   for (const auto& [value, from] : source) {
     if (!ix.producer.count(value)) continue;  // a graph input
     const ValueInfo* vi = ix.info(value);
@@ -147,8 +148,8 @@ Expected<ExecutedPlan> expose_executed_graph(const Model& original, onnx::ModelP
       if (vi->dtype != DType::kInt8 && vi->dtype != DType::kUInt8)
         out->mutable_type()->mutable_tensor_type()->set_elem_type(static_cast<int>(vi->dtype));
     }
-    if (vi->dtype == DType::kInt8 && held_as_shifted_u8(original, g.nodes[ix.producer.at(value)],
-                                                        optimized.graph(), producer, from))
+    if (vi->dtype == DType::kInt8 &&
+        s8_shift.held_shifted(g.nodes[ix.producer.at(value)], producer, from))
       plan.shifted.insert(fetch);
     plan.fetch.push_back(fetch);
     fetch_of[value] = fetch;

@@ -4,7 +4,6 @@
 
 #include <optional>
 
-#include "model/qdq_group.h"
 #include "model/tensor_proto.h"
 
 namespace ig {
@@ -38,24 +37,27 @@ std::optional<int64_t> scalar_zero_point(const Tensor* t, DType type) {
 
 }  // namespace
 
-bool held_as_shifted_u8(const Model& model, const Node& made, const onnx::GraphProto& optimized,
-                        const std::map<std::string, int>& producer, const std::string& held) {
+S8ShiftCheck::S8ShiftCheck(const Model& original, const onnx::GraphProto& optimized)
+    : original_constants_(initializers_of(original)), optimized_(optimized) {
+  for (const auto& init : optimized.initializer()) optimized_initializers_[init.name()] = &init;
+}
+
+bool S8ShiftCheck::held_shifted(const Node& made, const std::map<std::string, int>& producer,
+                                const std::string& held) const {
   auto p = producer.find(held);
   if (p == producer.end()) return false;
-  const onnx::NodeProto& ran = optimized.node(p->second);
+  const onnx::NodeProto& ran = optimized_.node(p->second);
   const auto at = output_zero_point_input(made.op_type);
   const auto ran_at = output_zero_point_input(ran.op_type());
   if (!at || !ran_at || made.inputs.size() <= size_t(*at) || ran.input_size() <= *ran_at ||
       ran.output(0) != held)
     return false;
-  const auto z = scalar_zero_point(initializers_of(model)(made.inputs[*at]), DType::kInt8);
-  std::optional<int64_t> u;
-  for (const auto& init : optimized.initializer()) {
-    if (init.name() != ran.input(*ran_at)) continue;
-    auto t = tensor_from_proto(init);
-    if (t.ok()) u = scalar_zero_point(&*t, DType::kUInt8);
-  }
-  return z && u && *u == *z + 128;
+  const auto z = scalar_zero_point(original_constants_(made.inputs[*at]), DType::kInt8);
+  auto init = optimized_initializers_.find(ran.input(*ran_at));
+  if (!z || init == optimized_initializers_.end()) return false;
+  auto t = tensor_from_proto(*init->second);
+  const auto u = t.ok() ? scalar_zero_point(&*t, DType::kUInt8) : std::nullopt;
+  return u && *u == *z + 128;
 }
 
 Tensor unshift_u8(const Tensor& t) {

@@ -8,18 +8,32 @@
 #include <string>
 
 #include "model/graph.h"
+#include "model/qdq_group.h"
 
 namespace onnx {
 class GraphProto;
-}
+class TensorProto;
+}  // namespace onnx
 
 namespace ig {
 
-// Whether `held` (a value of the optimized graph, `producer` its nodes by output) is the int8
-// first output of `made` (a node of `model`) held so: both nodes write quantized integers with a
-// per-tensor zero point, the original's int8 z and the optimized one's uint8 z + 128.
-bool held_as_shifted_u8(const Model& model, const Node& made, const onnx::GraphProto& optimized,
-                        const std::map<std::string, int>& producer, const std::string& held);
+// Tells which values of ORT's optimized graph hold a value of the original model so; made once
+// for a pair of graphs (their constants indexed once).
+class S8ShiftCheck {
+ public:
+  S8ShiftCheck(const Model& original, const onnx::GraphProto& optimized);
+  // Whether `held` (a value of the optimized graph, `producer` its nodes by output) is the int8
+  // first output of `made` (a node of the original) held so: both nodes write quantized
+  // integers with a per-tensor zero point, the original's int8 z and the optimized one's uint8
+  // z + 128.
+  bool held_shifted(const Node& made, const std::map<std::string, int>& producer,
+                    const std::string& held) const;
+
+ private:
+  TensorLookup original_constants_;
+  const onnx::GraphProto& optimized_;
+  std::map<std::string, const onnx::TensorProto*> optimized_initializers_;
+};
 
 // The int8 values a shifted uint8 tensor holds: each minus 128.
 Tensor unshift_u8(const Tensor& t);

@@ -24,15 +24,15 @@ class XnnpackRun : public LibraryRun {
   Expected<NativeOutputs> run_group(const NodeGroup& group, RunValues& values) override {
     auto it = plan_.qdq.find(group.nodes.back());
     if (it == plan_.qdq.end()) return internal_error("xnnpack: group is not an int8 group");
-    IG_ASSIGN_OR_RETURN(
-        xnnpack::OpResult r,
-        xnnpack::run_int8_group(ctx_, model_, it->second, host_or_initializer(values, model_)));
+    IG_ASSIGN_OR_RETURN(xnnpack::OpResult r,
+                        xnnpack::run_int8_group(ctx_, model_, it->second,
+                                                host_or_initializer(values, initializers())));
     return NativeOutputs{{Value::of(std::move(r.out))}, std::move(r.note)};
   }
 
   Expected<NativeOutputs> run_node(const Node& node, RunValues& values) override {
     if (is_qoperator_head(node)) {
-      const TensorLookup lookup = host_or_initializer(values, model_);
+      const TensorLookup lookup = host_or_initializer(values, initializers());
       IG_ASSIGN_OR_RETURN(QoperatorGroup q, qoperator_group(node, model_, lookup));
       IG_ASSIGN_OR_RETURN(xnnpack::OpResult r,
                           xnnpack::run_int8_group(ctx_, q.model, q.group, q.lookup(lookup)));
@@ -47,9 +47,15 @@ class XnnpackRun : public LibraryRun {
   }
 
  private:
+  const TensorLookup& initializers() {
+    if (!init_) init_ = initializers_of(model_);
+    return init_;
+  }
+
   xnnpack::Ctx& ctx_;
   const XnnpackBackend& backend_;
   const Model& model_;
+  TensorLookup init_;  // initializers_of(model_), made when an int8 group first needs it
   xnnpack::Int8Plan plan_;
 };
 
@@ -68,10 +74,7 @@ XnnpackBackend::~XnnpackBackend() {
 
 Status XnnpackBackend::check_native(const Node& node, const Model& model) const {
   if (is_qoperator_head(node)) {
-    const TensorLookup init = initializers_of(model);
-    auto q = qoperator_group(node, model, init);
-    Status st =
-        q.ok() ? xnnpack::check_int8_group(q->model, q->group, q->lookup(init)) : q.status();
+    Status st = check_qoperator_group(node, model, xnnpack::check_int8_group);
     if (st.ok()) return st;
     return unsupported("{}: not an XNNPACK int8 operator: {}", node.label(), st.message());
   }
