@@ -70,12 +70,6 @@ COMPILER_MODULES = ("openvino", "iree.compiler", "iree.runtime", "torch", "onnx2
 SKIP = 77
 
 
-# Opset 17 is skipped for these by default (--all-opsets runs them): their opset-17 graphs have the
-# same operators and node count as opset 13's (only the operator versions differ), and each run
-# costs 20 to 85 cpu-s, together 170 of the test's cpu-s. Every other model runs at both opsets, among
-# them all whose opset-17 graph differs (LayerNormalization, HardSwish).
-OPSET13_ONLY = {"alexnet", "vgg11_bn", "wide_resnet50_2", "fcn_resnet50", "deeplabv3_resnet50"}
-
 
 def sanitize(s):
     """The folder name `infergap run --save-outputs` gives a platform or output (cmd_run.cpp)."""
@@ -294,8 +288,6 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, help="models run at once")
     ap.add_argument("--only", default="", help="comma-separated model names (development)")
     ap.add_argument("--opsets", default="", help="comma-separated opsets (default: all)")
-    ap.add_argument("--all-opsets", action="store_true",
-                    help="also run opset 17 of the models in OPSET13_ONLY")
     ap.add_argument("--timeout", type=float, default=1800,
                     help="seconds a run may take (generous: CI machines are shared)")
     ap.add_argument("--json", help="write every measured figure to this file")
@@ -324,14 +316,8 @@ def main():
     expected = Expected(args.expected)
     only = {n for n in args.only.split(",") if n}
     opsets = {int(o) for o in args.opsets.split(",") if o}
-    missing = OPSET13_ONLY - {e["name"] for e in manifest["models"]}
-    if missing:
-        print(f"corpus test: OPSET13_ONLY names {', '.join(sorted(missing))}, not in the corpus",
-              file=sys.stderr)
-        return 2
     entries = [e for e in manifest["models"] if (not only or e["name"] in only) and
-               (not opsets or e["opset"] in opsets) and
-               (args.all_opsets or e["opset"] == 13 or e["name"] not in OPSET13_ONLY)]
+               (not opsets or e["opset"] in opsets)]
     if not entries:
         print("corpus test: no model selected", file=sys.stderr)
         return 2
