@@ -2,7 +2,7 @@
 models newer than the libonnx infergap links knows (src/model/shape_inference.cpp starts this).
 
 Speaks shape_inference.cpp's frames on fd 3: a request is one byte of wanted checks (1: checker,
-2: inference) and a little-endian uint64 length, then the model without its large weights; the
+2: inference, 4: the checker's full check, strict inference included) and a little-endian uint64 length, then the model without its large weights; the
 answers are the same header with the frame kinds below. Ends when the socket closes.
 """
 import os
@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 CHECKER_FAILED, CHECKER_PASSED, INFERRED, INFERENCE_THREW = 1, 2, 3, 4
-WANT_CHECKER, WANT_INFERENCE = 1, 2
+WANT_CHECKER, WANT_INFERENCE, WANT_STRICT = 1, 2, 4
 HEADER = struct.Struct("<BQ")
 FD = 3
 LEFT_OUT = "weights-left-out"
@@ -60,7 +60,7 @@ def serve(onnx):
                         entry.value = LEFT_OUT
         if want & WANT_CHECKER:
             try:
-                onnx.checker.check_model(model)
+                onnx.checker.check_model(model, full_check=bool(want & WANT_STRICT))
             except Exception as e:  # the checker's ValidationError, or a parse complaint
                 send(CHECKER_FAILED, str(e).encode("utf-8", "replace"))
                 continue

@@ -37,10 +37,16 @@ enum class Frame : uint8_t {
   kInferred = 3,        // payload: the model with inferred shapes, without initializer data
   kInferenceThrew = 4,  // advisory: the model is used without inferred shapes
 };
-constexpr uint8_t kWantChecker = 1, kWantInference = 2;
+constexpr uint8_t kWantChecker = 1, kWantInference = 2, kWantStrict = 4;
 constexpr size_t kHeader = 1 + sizeof(uint64_t);
 
 using Emit = std::function<void(Frame, const std::string&)>;
+
+uint8_t wanted(const OnnxChecks& checks) {
+  return static_cast<uint8_t>((checks.checker ? kWantChecker : 0) |
+                              (checks.infer_shapes ? kWantInference : 0) |
+                              (checks.checker && checks.strict ? kWantStrict : 0));
+}
 
 // The checks themselves, wherever they run.
 void run_checks(onnx::ModelProto& proto, uint8_t want, const Emit& emit) {
@@ -49,6 +55,11 @@ void run_checks(onnx::ModelProto& proto, uint8_t want, const Emit& emit) {
   if (want & kWantChecker) {
     try {
       onnx::checker::check_model(proto);
+      if (want & kWantStrict) {
+        onnx::ModelProto copy = proto;
+        const onnx::ShapeInferenceOptions strict{/*check_type=*/true, /*error_mode=*/1};
+        onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), strict);
+      }
     } catch (const std::exception& e) {
       emit(Frame::kCheckerFailed, e.what());
       return;
@@ -188,8 +199,7 @@ class Helper {
     std::string bytes;
     if (!serialize_without_weights(proto, bytes, checker_ == Checker::kPython))
       return internal_error("{}: the model cannot be serialized for the ONNX checker", label);
-    const uint8_t want =
-        (checks.checker ? kWantChecker : 0) | (checks.infer_shapes ? kWantInference : 0);
+    const uint8_t want = wanted(checks);
     deadline_ = std::chrono::steady_clock::now() +
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::duration<double>(checks.timeout_seconds));
@@ -376,8 +386,7 @@ bool newer_than_libonnx(const onnx::ModelProto& proto) {
 namespace {
 
 Status check_here(onnx::ModelProto& proto, const std::string& label, const OnnxChecks& checks) {
-  const uint8_t want =
-      (checks.checker ? kWantChecker : 0) | (checks.infer_shapes ? kWantInference : 0);
+  const uint8_t want = wanted(checks);
   Status result = Status::Ok();
   run_checks(proto, want, [&](Frame f, const std::string& text) {
     if (f == Frame::kCheckerFailed) result = invalid_argument("{}: ONNX checker: {}", label, text);

@@ -24,6 +24,9 @@ namespace ig {
 struct OnnxChecks {
   bool checker = true;       // onnx::checker::check_model
   bool infer_shapes = true;  // adds inferred types and shapes (value_info, outputs)
+  // The checker's full check: strict shape inference with types checked, whose complaint is a
+  // checker error (a mutator's variant must pass it).
+  bool strict = false;
   bool in_this_process = false;
   double timeout_seconds = 60;
 };

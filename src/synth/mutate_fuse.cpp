@@ -1,12 +1,13 @@
 // fuse(node=): primitives fused into the operator they define (issue 57), decompose's other
 // direction: x * HardSigmoid(x) (alpha 1/6, beta 1/2) as HardSwish (opset 14), and the LayerNorm
 // primitives torch writes before opset 17 (ReduceMean, Sub, Pow 2 or Mul, ReduceMean, Add eps,
-// Sqrt, Div, Mul scale[, Add bias]) as LayerNormalization (opset 17). Equal in exact arithmetic.
-// A model below the operator's opset is raised by ONNX's own version converter first. Gelu (opset
-// 20) is beyond the converter of Debian's libonnx 1.12, which ends at 17.
-#include <onnx/version_converter/convert.h>
-
+// Sqrt, Div, Mul scale[, Add bias]) as LayerNormalization (opset 17), and GELU's erf and tanh
+// forms, 0.5 x (1 + erf(x / sqrt 2)) and 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as Gelu
+// (opset 20, approximate none or tanh). Equal in exact arithmetic, with the constants as float32
+// holds them. A model below the operator's opset is raised first (synth/raise_opset.h).
 #include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <optional>
 #include <set>
 
@@ -14,6 +15,7 @@
 #include "synth/mutate.h"
 #include "synth/mutate_util.h"
 #include "synth/quantize_util.h"
+#include "synth/raise_opset.h"
 
 namespace ig {
 
@@ -182,24 +184,138 @@ std::optional<Fusion> layer_norm(const GraphIndex& ix, const onnx::NodeProto& la
   return f;
 }
 
+// GELU's primitives as exporters write them. `used` collects the matched nodes.
+class GeluMatcher {
+ public:
+  explicit GeluMatcher(const GraphIndex& ix) : ix_(ix) {}
+
+  std::optional<Fusion> match(const onnx::NodeProto& root) {
+    // The root multiplies x, 0.5 and (1 + inner) in some association of two Muls.
+    if (root.op_type() != "Mul" || root.input_size() != 2 || !root.domain().empty())
+      return std::nullopt;
+    for (int k = 0; k < 2; ++k) {
+      used_.clear();
+      const onnx::NodeProto* m = take(root.input(k), "Mul");
+      if (!m || m->input_size() != 2) continue;
+      const std::string leaves[3] = {root.input(1 - k), m->input(0), m->input(1)};
+      for (int half = 0; half < 3; ++half) {
+        if (!is(leaves[half], 0.5)) continue;
+        for (int one_plus = 0; one_plus < 3; ++one_plus) {
+          if (one_plus == half) continue;
+          const std::string& x = leaves[3 - half - one_plus];
+          const size_t mark = used_.size();
+          if (auto approximate = one_plus_inner(leaves[one_plus], x)) {
+            used_.push_back(&root);
+            Fusion f{make_node("Gelu", root.name(), {x}, root.output(0)), {}, 20};
+            if (*approximate) {
+              auto* a = f.node.add_attribute();
+              a->set_name("approximate");
+              a->set_type(onnx::AttributeProto::STRING);
+              a->set_s("tanh");
+            }
+            f.replaced.insert(used_.begin(), used_.end());
+            return f;
+          }
+          used_.resize(mark);
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const onnx::NodeProto* take(const std::string& value, const std::string& op, int readers = 1) {
+    const onnx::NodeProto* n = ix_.made_by(value, op, readers);
+    if (n) used_.push_back(n);
+    return n;
+  }
+  // A float constant within a few float32 ulps of `want` (exporters compute sqrt(2 / pi) their
+  // own ways; as float32 they agree).
+  bool is(const std::string& value, double want) const {
+    const auto v = ix_.scalar(value);
+    return v && std::abs(*v - want) <= 4e-7 * std::abs(want);
+  }
+  // The other input of a two-input `n` when one is `value`.
+  static std::optional<std::string> other(const onnx::NodeProto& n, const std::string& value) {
+    if (n.input_size() != 2) return std::nullopt;
+    if (n.input(0) == value) return n.input(1);
+    if (n.input(1) == value) return n.input(0);
+    return std::nullopt;
+  }
+  // `value` = 1 + erf(x / sqrt 2) (false) or 1 + tanh(...) (true).
+  std::optional<bool> one_plus_inner(const std::string& value, const std::string& x) {
+    const onnx::NodeProto* add = take(value, "Add");
+    if (!add || add->input_size() != 2) return std::nullopt;
+    for (int k = 0; k < 2; ++k) {
+      if (!is(add->input(1 - k), 1.0)) continue;
+      if (erf_of(add->input(k), x)) return false;
+      if (tanh_of(add->input(k), x)) return true;
+    }
+    return std::nullopt;
+  }
+  bool erf_of(const std::string& value, const std::string& x) {
+    const size_t mark = used_.size();
+    const onnx::NodeProto* erf = take(value, "Erf");
+    if (erf && erf->input_size() == 1) {
+      const onnx::NodeProto* div = take(erf->input(0), "Div");
+      if (div && div->input_size() == 2 && div->input(0) == x && is(div->input(1), std::sqrt(2.0)))
+        return true;
+      if (div) used_.pop_back();
+      const onnx::NodeProto* mul = take(erf->input(0), "Mul");
+      if (mul && other(*mul, x) && is(*other(*mul, x), 1 / std::sqrt(2.0))) return true;
+    }
+    used_.resize(mark);
+    return false;
+  }
+  // tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)), x^3 as x * x * x in either grouping or Pow(x, 3).
+  bool tanh_of(const std::string& value, const std::string& x) {
+    const size_t mark = used_.size();
+    const onnx::NodeProto* tanh = take(value, "Tanh");
+    const onnx::NodeProto* scaled = tanh ? take(tanh->input(0), "Mul") : nullptr;
+    if (scaled && scaled->input_size() == 2) {
+      for (int k = 0; k < 2; ++k) {
+        if (!is(scaled->input(1 - k), std::sqrt(2.0 / std::numbers::pi))) continue;
+        const onnx::NodeProto* poly = take(scaled->input(k), "Add");
+        const auto cubic = poly ? other(*poly, x) : std::nullopt;
+        const onnx::NodeProto* times = cubic ? take(*cubic, "Mul") : nullptr;
+        if (times && times->input_size() == 2)
+          for (int j = 0; j < 2; ++j)
+            if (is(times->input(1 - j), 0.044715) && cube_of(times->input(j), x)) return true;
+        break;
+      }
+    }
+    used_.resize(mark);
+    return false;
+  }
+  bool cube_of(const std::string& value, const std::string& x) {
+    const size_t mark = used_.size();
+    if (const onnx::NodeProto* pow = take(value, "Pow"))
+      if (pow->input_size() == 2 && pow->input(0) == x && is(pow->input(1), 3.0)) return true;
+    used_.resize(mark);
+    const onnx::NodeProto* outer = take(value, "Mul");
+    if (outer && outer->input_size() == 2) {
+      for (int k = 0; k < 2; ++k) {
+        if (outer->input(1 - k) != x) continue;
+        const onnx::NodeProto* square = take(outer->input(k), "Mul");
+        if (square && square->input_size() == 2 && square->input(0) == x && square->input(1) == x)
+          return true;
+        if (square) used_.pop_back();
+      }
+    }
+    used_.resize(mark);
+    return false;
+  }
+
+  const GraphIndex& ix_;
+  std::vector<const onnx::NodeProto*> used_;
+};
+
 std::optional<Fusion> fusion_at(const onnx::NodeProto& n, const GraphIndex& ix,
                                 const std::map<std::string, ValueType>& types) {
   if (n.name().empty()) return std::nullopt;
   if (auto f = hard_swish(ix, n)) return f;
+  if (auto f = GeluMatcher(ix).match(n)) return f;
   return layer_norm(ix, n, types);
-}
-
-// The model at `opset` by ONNX's version converter, when it is lower.
-Status raise_opset(onnx::ModelProto& model, int64_t opset) {
-  const int64_t from = default_opset(model);
-  if (from >= opset) return Status::Ok();
-  try {
-    model = onnx::version_conversion::ConvertVersion(model, static_cast<int>(opset));
-  } catch (const std::exception& e) {
-    return invalid_argument("fuse: ONNX's version converter cannot raise opset {} to {}: {}", from,
-                            opset, e.what());
-  }
-  return Status::Ok();
 }
 
 }  // namespace
@@ -212,8 +328,9 @@ Status fuse_nodes(onnx::ModelProto& model, const Mutation& m) {
   };
   auto f = find();
   if (!f)
-    return invalid_argument("fuse: '{}' ends no x * HardSigmoid or LayerNorm primitives", name);
-  IG_RETURN_IF_ERROR(raise_opset(model, f->opset));
+    return invalid_argument("fuse: '{}' ends no x * HardSigmoid, LayerNorm or GELU primitives",
+                            name);
+  IG_RETURN_IF_ERROR(raise_opset(model, f->opset).with_context("fuse"));
   // The converter may rewrite nodes on its way: the pattern is found again at the new opset.
   IG_ASSIGN_OR_RETURN(i, node_index(model.graph(), name));
   f = find();

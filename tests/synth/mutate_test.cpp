@@ -175,6 +175,10 @@ TEST(MutateFuse, PrimitivesAtAnOlderOpsetFuseIntoTheOperatorAndKeepTheResult) {
   axis1.set_name("axis");
   axis1.set_type(onnx::AttributeProto::INT);
   axis1.set_i(1);
+  onnx::AttributeProto tanh_form;
+  tanh_form.set_name("approximate");
+  tanh_form.set_type(onnx::AttributeProto::STRING);
+  tanh_form.set_s("tanh");
   // Scale and bias of the normalized dims' shape, as LayerNormalization-17 takes them (ONNX
   // Runtime refuses a broadcast one).
   const Tensor scale = random_uniform_tensor(DType::kFloat32, Shape{3, 4, 5}, 3);
@@ -190,7 +194,11 @@ TEST(MutateFuse, PrimitivesAtAnOlderOpsetFuseIntoTheOperatorAndKeepTheResult) {
       {"LayerNormalization, Mul square",
        one_node_model("LayerNormalization", 17, {{"s", scale}, {"b", bias}}, {axis1}), 17},
       {"LayerNormalization, Pow square",
-       one_node_model("LayerNormalization", 17, {{"s", scale}, {"b", bias}}, {axis1}), 17, true}};
+       one_node_model("LayerNormalization", 17, {{"s", scale}, {"b", bias}}, {axis1}), 17, true},
+      // Raised past libonnx's opset 17 by hand (synth/raise_opset.h); the forms differ by up to
+      // 1e-3, so the result tells which approximation the fused node has.
+      {"Gelu, erf form", one_node_model("Gelu", 20), 20},
+      {"Gelu, tanh form", one_node_model("Gelu", 20, {}, {tanh_form}), 20}};
   Tensor x = random_uniform_tensor(DType::kFloat32, Shape{2, 3, 4, 5}, 9);
   for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = 8 * x.data<float>()[i] - 4;
   for (const auto& c : cases) {
@@ -230,9 +238,61 @@ TEST(MutateFuse, PrimitivesAtAnOlderOpsetFuseIntoTheOperatorAndKeepTheResult) {
   // Not the end of such primitives: the reason says what it looks for.
   onnx::ModelProto relu = one_node_model("Relu", 13);
   const Status st = apply_mutation(relu, {"fuse", {{"node", "n"}}});
-  EXPECT_NE(st.message().find("'n' ends no x * HardSigmoid or LayerNorm primitives"),
+  EXPECT_NE(st.message().find("'n' ends no x * HardSigmoid, LayerNorm or GELU primitives"),
             std::string::npos)
       << st.to_string();
+}
+
+TEST(MutateFuse, GeluRaisesTheModelPastLibonnxAndCarriesReduceAxesOver) {
+  // LayerNorm primitives (ReduceMean with an axes attribute, as before opset 18) feeding GELU's.
+  const Tensor scale = random_uniform_tensor(DType::kFloat32, Shape{3, 4, 5}, 3);
+  const Tensor bias = random_uniform_tensor(DType::kFloat32, Shape{3, 4, 5}, 4);
+  onnx::AttributeProto axis1;
+  axis1.set_name("axis");
+  axis1.set_type(onnx::AttributeProto::INT);
+  axis1.set_i(1);
+  onnx::ModelProto m =
+      one_node_model("LayerNormalization", 17, {{"s", scale}, {"b", bias}}, {axis1});
+  auto* g = m.mutable_graph();
+  g->mutable_node(0)->set_output(0, "ln");
+  auto* gelu = g->add_node();
+  gelu->set_op_type("Gelu");
+  gelu->set_name("g");
+  gelu->add_input("ln");
+  gelu->add_output("y");
+  // GELU's primitives first (Gelu exists at 20); LayerNorm's at 13, where ReduceMean has axes.
+  set_opset(m, 20);
+  ASSERT_TRUE(apply_mutation(m, {"decompose", {{"node", "g"}}}).ok());
+  set_opset(m, 13);
+  const Status parts = apply_mutation(m, {"decompose", {{"node", "n"}}});
+  ASSERT_TRUE(parts.ok()) << parts.to_string();
+  ASSERT_TRUE(check_variant(m).ok()) << check_variant(m).to_string();
+  const std::string last = m.graph().node(m.graph().node_size() - 1).name();
+  onnx::ModelProto v = m;
+  const Status st = apply_mutation(v, {"fuse", {{"node", last}}});
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(default_opset(v), 20);
+  EXPECT_GE(v.ir_version(), 9);
+  EXPECT_EQ(op_of(v, last), "Gelu");
+  int reduces = 0;
+  for (const auto& n : v.graph().node()) {
+    if (n.op_type() != "ReduceMean") continue;
+    ++reduces;
+    EXPECT_EQ(n.input_size(), 2) << n.name();
+    for (const auto& a : n.attribute()) EXPECT_NE(a.name(), "axes") << n.name();
+  }
+  EXPECT_EQ(reduces, 2);
+  EXPECT_TRUE(check_variant(v).ok()) << check_variant(v).to_string();
+  Tensor x = random_uniform_tensor(DType::kFloat32, Shape{2, 3, 4, 5}, 9);
+  auto want = run_ref_on(m, x), got = run_ref_on(v, x);
+  ASSERT_TRUE(want.ok() && got.ok());
+  expect_close(*got, *want, 1e-5);
+  // The variant's checker is the onnx package's full one: an int64 input fails its inference.
+  onnx::ModelProto bad = v;
+  for (auto& in : *bad.mutable_graph()->mutable_input())
+    in.mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  EXPECT_NE(check_variant(bad).message().find("ShapeInferenceError"), std::string::npos)
+      << check_variant(bad).to_string();
 }
 
 TEST(MutateEdge, InputsOfTailedOperatorsAreDrawnFromTheirEdgeRange) {
