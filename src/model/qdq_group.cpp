@@ -9,6 +9,19 @@ namespace {
 
 bool is_op(const Node& n, const char* op_type) { return n.domain.empty() && n.op_type == op_type; }
 
+bool is_head_op(const Node& h) {
+  return h.domain.empty() &&
+         (h.op_type == "Conv" || h.op_type == "Gemm" || h.op_type == "MatMul") &&
+         h.inputs.size() >= 2 && h.outputs.size() == 1;
+}
+
+// Whether a DequantizeLinear writes `value`: one scan, where an index costs a map of the graph.
+bool dequantized(const Graph& g, const std::string& value) {
+  for (const auto& n : g.nodes)
+    if (is_op(n, "DequantizeLinear") && !n.outputs.empty() && n.outputs[0] == value) return true;
+  return false;
+}
+
 }  // namespace
 
 QdqGraphIndex::QdqGraphIndex(const Graph& g) : graph_(g) {
@@ -32,13 +45,15 @@ std::optional<size_t> QdqGraphIndex::only_reader(const std::string& value) const
   return it->second[0];
 }
 
+bool may_head_qdq_group(const Graph& g, size_t head) {
+  const Node& h = g.nodes[head];
+  return is_head_op(h) && dequantized(g, h.inputs[0]) && dequantized(g, h.inputs[1]);
+}
+
 std::optional<QdqGroup> find_qdq_group(const QdqGraphIndex& index, size_t head) {
   const Graph& g = index.graph();
   const Node& h = g.nodes[head];
-  if (!h.domain.empty() || (h.op_type != "Conv" && h.op_type != "Gemm" && h.op_type != "MatMul") ||
-      h.inputs.size() < 2 || h.outputs.size() != 1) {
-    return std::nullopt;
-  }
+  if (!is_head_op(h)) return std::nullopt;
   auto dequantize = [&](const std::string& value) -> std::optional<size_t> {
     const auto p = index.producer(value);
     return p && is_op(g.nodes[*p], "DequantizeLinear") ? p : std::nullopt;
@@ -77,6 +92,9 @@ std::optional<QdqGroup> find_qdq_group(const QdqGraphIndex& index, size_t head) 
 }
 
 std::optional<QdqGroup> find_qdq_group(const Graph& graph, size_t head) {
+  // Backends ask this of every node of every run: an fp32 node is told apart without an index
+  // (building one per node made runs quadratic in the graph's size).
+  if (!may_head_qdq_group(graph, head)) return std::nullopt;
   return find_qdq_group(QdqGraphIndex(graph), head);
 }
 

@@ -56,6 +56,9 @@ class QdqGraphIndex {
 // Conv, Gemm or MatMul reading its data and weights through DequantizeLinear (an fp32 node).
 std::optional<QdqGroup> find_qdq_group(const QdqGraphIndex& index, size_t head);
 std::optional<QdqGroup> find_qdq_group(const Graph& graph, size_t head);
+// False when node `head` cannot head a group (find_qdq_group is then nullopt), by a scan of the
+// graph instead of an index: cheap enough to ask of every node.
+bool may_head_qdq_group(const Graph& graph, size_t head);
 
 // A tensor by value name, or nullptr when not known (yet): the model's initializers when
 // planning, the run's values when running.

@@ -81,8 +81,20 @@ memory to_layout(Ctx& c, const memory& m, const memory::desc& want) {
   return out;
 }
 
+namespace {
+
+// A destination the primitive or reorder writes whole: not zero-filled first (zeroing every
+// output cost MobileNetV2 an eighth of its run).
+Tensor destination(DType dtype, const Shape& shape) {
+  auto t = Tensor::create_for_overwrite(dtype, shape);
+  if (!t.ok()) throw StatusError(t.status());
+  return std::move(t).value();
+}
+
+}  // namespace
+
 Tensor to_tensor(Ctx& c, const memory& m, const Shape& shape) {
-  Tensor t(from_dnnl_type(m.get_desc().data_type()), shape);
+  Tensor t = destination(from_dnnl_type(m.get_desc().data_type()), shape);
   memory user = wrap(c, t);
   if (m.get_desc() == user.get_desc()) {
     c.strm.wait();
@@ -220,7 +232,7 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
   // A plain destination is written straight into the returned tensor.
   const memory::data_type dst_type = p.dst_md.data_type();
   if (p.dst_md == plain_md(out_shape, dst_type)) {
-    Tensor out(from_dnnl_type(dst_type), out_shape);
+    Tensor out = destination(from_dnnl_type(dst_type), out_shape);
     args[DNNL_ARG_DST] = wrap(c, out);
     p.prim.execute(c.strm, args);
     c.strm.wait();
