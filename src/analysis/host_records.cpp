@@ -70,6 +70,36 @@ void sets_of_size(const std::vector<std::string>& candidates, size_t k, size_t f
   }
 }
 
+std::string library_of(const HostRecord& r, const std::string& spec) {
+  const auto it = r.software.find("platform_libraries");
+  if (it == r.software.end() || !it->is_object()) return "";
+  const auto lib = it->find(spec);
+  return lib != it->end() && lib->is_string() ? lib->get<std::string>() : "";
+}
+
+// The platform's library on each class's hosts ("OpenBLAS 0.3.26"), when the hosts run more than
+// one; true when the classes follow the versions exactly (one known version per class, each its
+// own): the split is then the libraries', and the CPUs cannot be compared on it.
+bool versions_explain(PlatformClasses& pc, const std::vector<const HostRecord*>& hosts,
+                      const std::vector<int>& cls) {
+  std::vector<std::set<std::string>> versions(pc.classes.size());
+  std::set<std::string> every;
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    const std::string v = library_of(*hosts[h], pc.spec);
+    versions[cls[h]].insert(v);
+    every.insert(v);
+  }
+  if (every.size() < 2) return false;
+  bool follows = every.size() == pc.classes.size() && !every.count("");
+  for (const auto& v : versions) {
+    std::string text;
+    for (const auto& one : v) text += (text.empty() ? "" : ", ") + (one.empty() ? "?" : one);
+    pc.library_versions.push_back(text);
+    follows = follows && v.size() == 1;
+  }
+  return follows;
+}
+
 PlatformClasses classes_of(const std::string& spec, const std::vector<HostRecord>& records) {
   PlatformClasses pc;
   pc.spec = spec;
@@ -100,6 +130,10 @@ PlatformClasses classes_of(const std::string& spec, const std::vector<HostRecord
   for (size_t h = 0; h < hosts.size(); ++h) pc.classes[cls[h]].push_back(hosts[h]->id);
   if (pc.classes.size() < 2) {
     pc.confidence = "none";
+    return pc;
+  }
+  if (versions_explain(pc, hosts, cls)) {
+    pc.confidence = "library";
     return pc;
   }
   // Flags some of these hosts have and others lack: the only ones that can separate them.
@@ -240,12 +274,6 @@ Expected<HostRecord> host_record_from_json(const nlohmann::json& j, const std::s
 
 namespace {
 // The library and version a record names for a platform ("" when it names none).
-std::string library_of(const HostRecord& r, const std::string& spec) {
-  const auto it = r.software.find("platform_libraries");
-  if (it == r.software.end() || !it->is_object()) return "";
-  const auto lib = it->find(spec);
-  return lib != it->end() && lib->is_string() ? lib->get<std::string>() : "";
-}
 bool library_changed(const HostRecord& a, const HostRecord& b, const std::string& spec) {
   const std::string la = library_of(a, spec), lb = library_of(b, spec);
   return !la.empty() && !lb.empty() && la != lb;
@@ -301,6 +329,7 @@ nlohmann::json hosts_comparison_json(const HostsComparison& c) {
                          {"hosts_without", p.hosts_without},
                          {"split_by", p.split_by},
                          {"alternatives", p.alternatives},
+                         {"library_versions", p.library_versions},
                          {"confidence", p.confidence}});
   return {{"hosts", hosts}, {"platforms", platforms}};
 }

@@ -67,8 +67,12 @@ struct PlatformClasses {
   std::vector<std::string> split_by;
   // Other sets of that size that match as well: with few hosts, many flags fit one split.
   std::vector<std::vector<std::string>> alternatives;
-  // "none" (one class), "unexplained" (no flag set matches), "low" (several sets fit, or fewer
-  // than two hosts per class), "medium", "high" (one set fits, at least three hosts per class).
+  // Per class, the platform's library version(s) on its hosts, when the hosts run more than one
+  // (host records' software.platform_libraries); empty when they all run the same.
+  std::vector<std::string> library_versions;
+  // "none" (one class), "library" (the classes follow the library versions exactly: no flag
+  // search), "unexplained" (no flag set matches), "low" (several sets fit, or fewer than two hosts
+  // per class), "medium", "high" (one set fits, at least three hosts per class).
   std::string confidence;
 };
 

@@ -92,7 +92,13 @@ Status run_compare(const std::string& dir, bool json) {
     std::string classes;
     for (const auto& cls : p.classes) classes += (classes.empty() ? "" : " | ") + join_names(cls);
     std::printf("  %-48s %zu class(es): %s\n", p.spec.c_str(), p.classes.size(), classes.c_str());
-    if (p.classes.size() > 1) {
+    std::string versions;
+    for (const auto& v : p.library_versions) versions += (versions.empty() ? "" : " | ") + v;
+    if (p.confidence == "library") {
+      std::printf("    split by: the library's version, %s (the CPUs are not compared on it)\n",
+                  versions.c_str());
+    } else if (p.classes.size() > 1) {
+      if (!versions.empty()) std::printf("    library versions by class: %s\n", versions.c_str());
       std::printf(
           "    split by: %s (confidence %s%s)\n",
           p.split_by.empty() ? "no set of up to three flags" : join_names(p.split_by).c_str(),

@@ -99,5 +99,27 @@ TEST(HostRecords, ASplitNoFlagExplainsIsSaidSo) {
   EXPECT_TRUE(c.platforms[0].split_by.empty());
 }
 
+TEST(HostRecords, ASplitThatFollowsTheLibraryVersionsIsTheirs) {
+  // Same CPU flags but one: the OpenBLAS platform splits as the OpenBLAS versions do.
+  std::vector<HostRecord> hosts = {
+      host("A", {"avx2", "amx_tile"}, {{"blas", "1"}}),
+      host("BB", {"avx2"}, {{"blas", "2"}}),
+      host("CCC", {"avx2", "fma"}, {{"blas", "2"}}),
+  };
+  hosts[0].software["platform_libraries"] = {{"blas", "OpenBLAS 0.3.26"}};
+  hosts[1].software["platform_libraries"] = {{"blas", "OpenBLAS 0.3.21"}};
+  hosts[2].software["platform_libraries"] = {{"blas", "OpenBLAS 0.3.21"}};
+  HostsComparison c = compare_host_records(hosts);
+  EXPECT_EQ(c.platforms[0].confidence, "library");
+  EXPECT_TRUE(c.platforms[0].split_by.empty());
+  EXPECT_EQ(c.platforms[0].library_versions.size(), 2u);
+  EXPECT_EQ(hosts_comparison_json(c)["platforms"][0]["confidence"], "library");
+  // A version that does not follow the classes: the flags are searched, the versions shown.
+  hosts[2].platforms[0].cases.begin()->second = hosts[0].platforms[0].cases.begin()->second;
+  c = compare_host_records(hosts);
+  EXPECT_NE(c.platforms[0].confidence, "library");
+  EXPECT_EQ(c.platforms[0].library_versions.size(), 2u);
+}
+
 }  // namespace
 }  // namespace ig
