@@ -6,14 +6,16 @@
 #include <utility>
 
 #include "core/narrow_types.h"
+#include "tensor/block_cache.h"
 
 namespace ig {
 
 namespace {
 std::atomic<uint64_t> g_tensor_byte_limit{uint64_t{8} << 30};
 
-struct AlignedDelete {
-  void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{64}); }
+struct BlockDelete {
+  size_t bytes;
+  void operator()(std::byte* p) const { release_tensor_block(p, bytes); }
 };
 }  // namespace
 
@@ -81,9 +83,9 @@ Expected<Tensor> Tensor::allocate(DType dtype, Shape shape, bool zero) {
     t.strings_ = std::make_shared<std::vector<std::string>>(static_cast<size_t>(n));
   } else {
     const size_t bytes = static_cast<size_t>(n) * elem;
-    auto* p = static_cast<std::byte*>(::operator new[](bytes ? bytes : 1, std::align_val_t{64}));
+    std::byte* p = acquire_tensor_block(bytes);
     if (zero) std::memset(p, 0, bytes);
-    t.bytes_ = std::shared_ptr<std::byte[]>(p, AlignedDelete{});
+    t.bytes_ = std::shared_ptr<std::byte[]>(p, BlockDelete{bytes});
   }
   return t;
 }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "platform/catalog.h"
 #include "platform/registry.h"
 #include "platform/spec.h"
+#include "tensor/block_cache.h"
 #include "worker/knobs_json.h"
 #include "worker/protocol.h"
 
@@ -65,6 +67,13 @@ Status apply_environment(const PlatformSpec& spec, char** argv) {
                         std::strerror(errno));
 }
 
+// Freed tensor blocks a worker keeps for its next run: a quarter of the trace budget, at most 64
+// MiB (a run's activations of MobileNetV2 at 224 fit in 20); 64 MiB without a budget (0).
+size_t freed_blocks_kept(uint64_t trace_budget) {
+  constexpr uint64_t kMost = uint64_t{64} << 20;
+  return static_cast<size_t>(trace_budget == 0 ? kMost : std::min(trace_budget / 4, kMost));
+}
+
 int serve(int fd, const std::string& platform, char** argv) {
   auto hello = [&](const Status& st) {
     (void)wire::send_frame(fd, wire::MsgType::kHello, wire::encode_status(st));
@@ -91,6 +100,7 @@ int serve(int fd, const std::string& platform, char** argv) {
       result.reason = request.status().message();
     } else {
       set_trace_budget_bytes(request->trace_budget_bytes);  // for a backend that bounds its trace
+      keep_freed_tensor_blocks(freed_blocks_kept(request->trace_budget_bytes));
       set_verify_every_trace(request->capture.verify_traces);
       bool sent = true;
       result = run_with_backend(**backend, *request, [&](TracedTensor&& t) {
@@ -108,9 +118,9 @@ int serve(int fd, const std::string& platform, char** argv) {
 
 int worker_main(int argc, char** argv) {
   // Weights and values of many MB come and go per node; glibc would otherwise keep the freed ones
-  // (its mmap threshold rises past them) and the worker's memory would grow with the model. At
-  // 256 KiB, as the study process has it, every traced value was mapped anew (MobileNetV2 on ORT
-  // traced: 65 -> 88 ms); 8 MiB keeps the ViT-B/16 oracle at 396 MB.
+  // (its mmap threshold rises past them) and the worker's memory would grow with the model. A
+  // larger threshold (8 MiB) took the ViT-B/16 oracle past the 500 MB bound; instead, a bounded
+  // cache keeps freed blocks for the next run's tensors of the same sizes (freed_blocks_kept).
   return_freed_tensors_to_the_system();
   std::string platform;
   int fd = -1;
