@@ -39,8 +39,9 @@ from run_corpus import sanitize  # noqa: E402
 FLOAT_BOUND = 0.1
 # ORT without its optimizer runs the Q/DQ graph node by node as PyTorch's reference kernels do;
 # they may part where a value lands on a rounding boundary (PyTorch quantizes x * (1 / scale),
-# ONNX x / scale): measured 2.7e-7 (x86) and 0 (XNNPACK) on this input.
-PT2E_BOUND = 0.02
+# ONNX x / scale): measured 2.7e-7 (x86) and 0 (XNNPACK) on this input on Zen 4; on a 2-core
+# Emerald Rapids 2.2e-7 and 0.0242, where the XNNPACK export's biases came out float (below).
+PT2E_BOUND = 0.04
 PLATFORMS = {"ref": "ref", "ref:qdq=int": "ref:qdq=int", "ort-disabled": "ort:opt=disabled",
              "ort-all": "ort:opt=all", "onednn-avx2": "onednn:fallback=ref,isa=avx2",
              "onednn-vnni": "onednn:fallback=ref,isa=avx512_core_vnni",
@@ -49,6 +50,11 @@ PLATFORMS = {"ref": "ref", "ref:qdq=int": "ref:qdq=int", "ort-disabled": "ort:op
 # Add takes one input straight from a Conv in float, which XNNPACK refuses as a group (fallback=ref
 # runs it in float) and ONNX Runtime's optimizer fuses otherwise (0.027 off ref:qdq=int).
 EXACT = {"x86": ["onednn-vnni"], "xnnpack": ["xnnpack", "onednn-vnni", "ort-disabled"]}
+# XNNPACK's int8 operators add an int32 bias only. On Zen 4 the XNNPACK-quantized export ran every
+# group on them, ref:qdq=int's bits; on a 2-core Emerald Rapids the same script's export gave the
+# convolutions float biases, XNNPACK refused each group ("float bias") and fallback=ref ran them
+# in float: ref's bits. Either is an exact account of what ran; anything else fails.
+REFUSED_GROUPS_FALL_BACK_TO = {"xnnpack": "ref"}
 
 
 def quantizer(name):
@@ -143,7 +149,12 @@ def main():
                 e = rel(y, y_pt2e.astype(np.float64))
                 row += f", vs PyTorch's int8 model {e:.3g}"
                 ok &= e <= PT2E_BOUND
-            if family in EXACT[name] and "ref:qdq=int" in outs:
+            fallback = REFUSED_GROUPS_FALL_BACK_TO.get(family)
+            if (family in EXACT[name] and fallback in outs and
+                    not np.array_equal(y, outs.get("ref:qdq=int")) and
+                    np.array_equal(y, outs[fallback])):
+                row += f", {fallback}'s bit for bit (its int8 groups refused, run in float)"
+            elif family in EXACT[name] and "ref:qdq=int" in outs:
                 same = np.array_equal(y, outs["ref:qdq=int"])
                 row += ", ref:qdq=int's bit for bit" if same else ", NOT ref:qdq=int's bits"
                 ok &= same

@@ -282,13 +282,18 @@ TEST(Blas, BlisArchitecturesOfOtherCpusRunCorrectlyOrDieWithSigill) {
 // Without the environment at start-up, the platform refuses instead of silently running another
 // core type.
 TEST(Blas, WrongCoreInThisProcessIsRefused) {
-  auto spec = parse_platform_spec("blas:lib=openblas,core=Prescott");
-  auto b = make_backend(*spec);
   if (std::getenv("OPENBLAS_CORETYPE")) GTEST_SKIP() << "OPENBLAS_CORETYPE set for this process";
-  ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.status().message().find("not Prescott (OPENBLAS_CORETYPE must be set"),
-            std::string::npos)
-      << b.status().message();
+  // Any core but the one OpenBLAS picked for this CPU: 0.3.21 picks Prescott on a CPU its table
+  // does not know (a 2-core Emerald Rapids VM without AMX, docs/HOSTS.md).
+  for (const std::string core : {"Prescott", "Nehalem"}) {
+    auto b = make_backend(*parse_platform_spec("blas:lib=openblas,core=" + core));
+    if (b.ok()) continue;  // this process's own core
+    EXPECT_NE(b.status().message().find("not " + core + " (OPENBLAS_CORETYPE must be set"),
+              std::string::npos)
+        << b.status().message();
+    return;
+  }
+  FAIL() << "OpenBLAS accepted two different cores in one process";
 }
 
 }  // namespace
