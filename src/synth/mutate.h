@@ -38,8 +38,8 @@ namespace ig {
 //   decompose   node=NAME                        an operator as the primitives that define it
 //                                                 (Softmax, HardSwish, Gelu, LayerNormalization)
 //   fuse        node=NAME                        the primitives ending at NAME as the operator
-//                                                 (HardSwish, LayerNormalization), the opset
-//                                                 raised by ONNX's converter (mutate_fuse.cpp)
+//                                                 (HardSwish, LayerNormalization, Gelu), the
+//                                                 opset raised (mutate_fuse.cpp, raise_opset.h)
 //   bnunfold    node=CONV seed=S                 a BatchNormalization with drawn statistics
 //                                                 after the Conv, whose weights absorb its inverse
 //   bnfold      node=BN                          the BatchNormalization folded into its Conv

@@ -98,8 +98,8 @@ Expected<std::vector<onnx::NodeProto>> split_round_trip(
     const std::string& how, int64_t axis, const std::string& tag, const std::string& out);
 // The axes a split2/slice2 can cut (a known dim >= 2; not the batch axis when rank >= 2).
 std::vector<int64_t> splittable_axes(const ValueType& type);
-// fuse(node=): the primitives ending at the node as HardSwish or LayerNormalization, the opset
-// raised by ONNX's version converter where needed (mutate_fuse.cpp).
+// fuse(node=): the primitives ending at the node as HardSwish, LayerNormalization or Gelu, the
+// opset raised where needed (mutate_fuse.cpp, raise_opset.h).
 Status fuse_nodes(onnx::ModelProto& model, const Mutation& m);
 std::vector<Mutation> fuse_candidates(const onnx::ModelProto& model, Rng& rng);
 // decompose(node=): mutate_decompose.cpp.

@@ -57,14 +57,14 @@ Status carry_graph(onnx::GraphProto& g, int64_t to, NameSet& names) {
                          n.op_type(), n.name());
     const auto* axes = find_attr(n, "axes");
     if (reduce_ops_18().count(n.op_type()) && axes) {
+      if (n.input_size() < 1)
+        return invalid_argument("{} '{}' has no input", n.op_type(), n.name());
       const std::string out = names.take(n.name() + "_axes");
       nodes.push_back(axes_constant(n, *axes, out));
       onnx::NodeProto r = n;
       r.clear_attribute();
       for (const auto& a : n.attribute())
         if (a.name() != "axes") *r.add_attribute() = a;
-      if (r.input_size() < 1)
-        return invalid_argument("{} '{}' has no input", n.op_type(), n.name());
       while (r.input_size() > 1) r.mutable_input()->RemoveLast();
       r.add_input(out);
       nodes.push_back(std::move(r));

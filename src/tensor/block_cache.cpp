@@ -26,8 +26,9 @@ struct BlockCache {
 };
 
 BlockCache& cache() {
-  static BlockCache c;  // never destroyed: tensors may be freed during static destruction
-  return c;
+  // Never destroyed: tensors held by other statics may be freed after this function's statics.
+  static BlockCache* const c = new BlockCache;
+  return *c;
 }
 
 std::byte* fresh(size_t bytes) {

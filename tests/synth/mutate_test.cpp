@@ -103,6 +103,22 @@ onnx::ModelProto one_node_model(const std::string& op, int64_t opset,
   return m;
 }
 
+onnx::AttributeProto int_attribute(const std::string& name, int64_t v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(v);
+  return a;
+}
+
+onnx::AttributeProto string_attribute(const std::string& name, const std::string& v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::STRING);
+  a.set_s(v);
+  return a;
+}
+
 Expected<Tensor> run_ref_on(onnx::ModelProto proto, const Tensor& x) {
   IG_ASSIGN_OR_RETURN(Model model, model_from_proto(proto, "variant", "", LoadOptions{}));
   RefBackend ref;
@@ -111,14 +127,8 @@ Expected<Tensor> run_ref_on(onnx::ModelProto proto, const Tensor& x) {
 }
 
 TEST(MutateDecompose, EachOperatorAsItsPrimitivesGivesItsResult) {
-  onnx::AttributeProto tanh_form;
-  tanh_form.set_name("approximate");
-  tanh_form.set_type(onnx::AttributeProto::STRING);
-  tanh_form.set_s("tanh");
-  onnx::AttributeProto axis1;
-  axis1.set_name("axis");
-  axis1.set_type(onnx::AttributeProto::INT);
-  axis1.set_i(1);
+  const onnx::AttributeProto tanh_form = string_attribute("approximate", "tanh");
+  const onnx::AttributeProto axis1 = int_attribute("axis", 1);
   const Tensor scale = random_uniform_tensor(DType::kFloat32, Shape{4, 5}, 3);
   const Tensor bias = random_uniform_tensor(DType::kFloat32, Shape{4, 5}, 4);
   struct Case {
@@ -171,14 +181,8 @@ std::string op_of(const onnx::ModelProto& m, const std::string& name) {
 }
 
 TEST(MutateFuse, PrimitivesAtAnOlderOpsetFuseIntoTheOperatorAndKeepTheResult) {
-  onnx::AttributeProto axis1;
-  axis1.set_name("axis");
-  axis1.set_type(onnx::AttributeProto::INT);
-  axis1.set_i(1);
-  onnx::AttributeProto tanh_form;
-  tanh_form.set_name("approximate");
-  tanh_form.set_type(onnx::AttributeProto::STRING);
-  tanh_form.set_s("tanh");
+  const onnx::AttributeProto axis1 = int_attribute("axis", 1);
+  const onnx::AttributeProto tanh_form = string_attribute("approximate", "tanh");
   // Scale and bias of the normalized dims' shape, as LayerNormalization-17 takes them (ONNX
   // Runtime refuses a broadcast one).
   const Tensor scale = random_uniform_tensor(DType::kFloat32, Shape{3, 4, 5}, 3);
@@ -247,10 +251,7 @@ TEST(MutateFuse, GeluRaisesTheModelPastLibonnxAndCarriesReduceAxesOver) {
   // LayerNorm primitives (ReduceMean with an axes attribute, as before opset 18) feeding GELU's.
   const Tensor scale = random_uniform_tensor(DType::kFloat32, Shape{3, 4, 5}, 3);
   const Tensor bias = random_uniform_tensor(DType::kFloat32, Shape{3, 4, 5}, 4);
-  onnx::AttributeProto axis1;
-  axis1.set_name("axis");
-  axis1.set_type(onnx::AttributeProto::INT);
-  axis1.set_i(1);
+  const onnx::AttributeProto axis1 = int_attribute("axis", 1);
   onnx::ModelProto m =
       one_node_model("LayerNormalization", 17, {{"s", scale}, {"b", bias}}, {axis1});
   auto* g = m.mutable_graph();
