@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "model/onnx_types.h"
 #include "model/ort_onnx_domain.h"
@@ -40,7 +41,12 @@ std::string formal_input_name(const std::string& domain, const std::string& op_t
   return formal.GetName();
 }
 
-Status check_constant_scales(const onnx::ModelProto& model) {
+namespace {
+
+// Calls visit(node index, formal name, input name, constant) for every constant scale input of a
+// quantized operator in the main graph; stops at the first error visit returns.
+template <typename Visit>
+Status for_each_constant_scale(const onnx::ModelProto& model, Visit visit) {
   std::map<std::string, int64_t> opsets;
   for (const auto& o : model.opset_import())
     opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
@@ -61,19 +67,43 @@ Status check_constant_scales(const onnx::ModelProto& model) {
       if (c == constants.end() || c->second->data_location() == onnx::TensorProto::EXTERNAL)
         continue;
       const std::string formal = formal_input_name(domain, n.op_type(), opset->second, k);
-      if (!ends_with_scale(formal)) continue;
-      auto t = tensor_from_proto(*c->second);
-      if (!t.ok() || !is_float(t->dtype())) continue;  // the checker and kernels say what is wrong
-      for (int64_t e = 0; e < t->numel(); ++e) {
-        const double v = t->as_double(e);
-        if (!(std::isfinite(v) && v > 0))
-          return invalid_argument(
-              "{}: {} '{}' is {} (element {}); a scale must be finite and above 0",
-              node_label(n, i), formal, n.input(k), v, e);
-      }
+      if (ends_with_scale(formal)) IG_RETURN_IF_ERROR(visit(i, formal, n.input(k), *c->second));
     }
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status check_constant_scales(const onnx::ModelProto& model) {
+  return for_each_constant_scale(
+      model,
+      [&](int i, const std::string& formal, const std::string& input,
+          const onnx::TensorProto& c) -> Status {
+        auto t = tensor_from_proto(c);
+        if (!t.ok() || !is_float(t->dtype())) return Status::Ok();  // the checker and kernels say
+        for (int64_t e = 0; e < t->numel(); ++e) {
+          const double v = t->as_double(e);
+          if (!(std::isfinite(v) && v > 0)) {
+            const auto& n = model.graph().node(i);
+            return invalid_argument(
+                "{}: {} '{}' is {} (element {}); a scale must be finite and above 0",
+                node_label(n, i), formal, input, v, e);
+          }
+        }
+        return Status::Ok();
+      });
+}
+
+std::set<std::string> constant_scale_names(const onnx::ModelProto& model) {
+  std::set<std::string> names;
+  (void)for_each_constant_scale(
+      model,
+      [&](int, const std::string&, const std::string& input, const onnx::TensorProto&) -> Status {
+        names.insert(input);
+        return Status::Ok();
+      });
+  return names;
 }
 
 }  // namespace ig

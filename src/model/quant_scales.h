@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <string>
 
 #include "core/status.h"
@@ -26,5 +27,9 @@ std::string formal_input_name(const std::string& domain, const std::string& op_t
 // input and the element, as "QLinearMatMul 'qmm': b_scale 'bs' is 0 (element 0); a scale must be
 // finite and above 0".
 Status check_constant_scales(const onnx::ModelProto& model);
+
+// The names of the constants check_constant_scales reads (initializers or Constant outputs):
+// what a mutator must not redraw as if it were a weight.
+std::set<std::string> constant_scale_names(const onnx::ModelProto& model);
 
 }  // namespace ig

@@ -9,6 +9,7 @@
 
 #include "inputs/rng.h"
 #include "model/onnx_model.h"
+#include "model/quant_scales.h"
 #include "model/shape_inference.h"
 #include "synth/mutate_util.h"
 #include "tensor/hash.h"
@@ -57,9 +58,11 @@ std::vector<std::vector<Mutation>> candidates(const onnx::ModelProto& model, Rng
     }
   }
   bool has_fp32 = false;
+  // A quantized operator's scale is no weight: redrawn, it would turn negative.
+  const auto scales = constant_scale_names(model);
   for (const auto& t : g.initializer()) {
     has_fp32 |= t.data_type() == onnx::TensorProto::FLOAT;
-    if (!is_float_type(t.data_type()) || t.dims_size() == 0) continue;
+    if (!is_float_type(t.data_type()) || t.dims_size() == 0 || scales.count(t.name())) continue;
     const bool normal = rng.below(2) == 0;
     const double spread = 0.05 * static_cast<double>(1 + rng.below(20));  // 0.05 .. 1
     reinit.push_back({"reinit",
@@ -122,6 +125,7 @@ Expected<Mutation> plan_mutation(const onnx::ModelProto& model, uint64_t seed) {
 }
 
 Status check_variant(const onnx::ModelProto& model) {
+  IG_RETURN_IF_ERROR(check_constant_scales(model));  // what loading would refuse
   if (newer_than_libonnx(model)) {
     // A variant raised past libonnx's opsets (a fused Gelu): the onnx package's full check.
     onnx::ModelProto copy = model;
@@ -149,7 +153,14 @@ Expected<onnx::ModelProto> make_variant(const onnx::ModelProto& parent, uint64_t
   for (uint64_t k = 0; k < n; ++k) {
     IG_ASSIGN_OR_RETURN(Mutation mut, plan_mutation(m, rng.next()));
     IG_RETURN_IF_ERROR(apply_mutation(m, mut));
+    // Its own seed, so that variants without a follow-up stay what they were.
+    Rng follow_rng(derive_seed(seed, "follow-up/" + std::to_string(k)));
+    auto follow = pad_split_follow_up(m, mut, follow_rng);
     lineage.mutations.push_back(std::move(mut));
+    if (follow) {
+      IG_RETURN_IF_ERROR(apply_mutation(m, *follow));
+      lineage.mutations.push_back(std::move(*follow));
+    }
   }
   stamp_lineage(m, lineage);
   return m;

@@ -34,7 +34,9 @@ namespace ig {
 //                                                 Casts, the rest float32 (convert with block=)
 //   padsplit    node=NAME value=0|-inf           a Conv's/pool's pads moved into a Pad before it
 //                                                 (the value that keeps its result:
-//                                                 mutate_pads.cpp)
+//                                                 mutate_pads.cpp); in a variant, a zero Pad
+//                                                 before a MaxPool is followed by an activation
+//                                                 swap of the Relu that made it exact
 //   decompose   node=NAME                        an operator as the primitives that define it
 //                                                 (Softmax, HardSwish, Gelu, LayerNormalization)
 //   fuse        node=NAME                        the primitives ending at NAME as the operator
@@ -78,7 +80,10 @@ Expected<Mutation> plan_mutation(const onnx::ModelProto& model, uint64_t seed);
 // The ONNX checker plus strict type and shape inference (the checker alone does not type-check).
 Status check_variant(const onnx::ModelProto& model);
 
-// Builds the variant for `seed` from `parent`: 1 to 3 planned mutations, lineage recorded.
+// Builds the variant for `seed` from `parent`: 1 to 3 planned mutations, lineage recorded. A
+// mutation whose exactness rests on a value fact an optimizer may also rely on is followed by one
+// that breaks the fact (a zero padsplit before a Relu-fed MaxPool: the Relu swapped for an
+// activation with a negative range), so that a rewrite valid only under the fact shows.
 Expected<onnx::ModelProto> make_variant(const onnx::ModelProto& parent, uint64_t seed);
 
 // Records the lineage in the model's metadata_props (replacing an earlier one).

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "inputs/rng.h"
 #include "model/tensor_proto.h"
@@ -41,12 +44,17 @@ std::string why_not_splittable(const onnx::ModelProto& model, const onnx::NodePr
 // The value a Pad needs to keep the node's result: zero for Conv and AveragePool (its
 // count_include_pad=1 averages zeros in); for MaxPool zero where a Relu feeds it (every window
 // holds a value >= 0, so padding with 0 or -inf gives the same maximum), else -inf.
-std::string pad_value_for(const onnx::GraphProto& g, const onnx::NodeProto& n) {
-  if (n.op_type() != "MaxPool") return "0";
+const onnx::NodeProto* producer_of(const onnx::GraphProto& g, const std::string& value) {
   for (const auto& p : g.node())
     for (const auto& o : p.output())
-      if (o == n.input(0)) return p.op_type() == "Relu" ? "0" : "-inf";
-  return "-inf";
+      if (o == value) return &p;
+  return nullptr;
+}
+
+std::string pad_value_for(const onnx::GraphProto& g, const onnx::NodeProto& n) {
+  if (n.op_type() != "MaxPool") return "0";
+  const onnx::NodeProto* p = producer_of(g, n.input(0));
+  return p && p->op_type() == "Relu" ? "0" : "-inf";
 }
 
 }  // namespace
@@ -117,6 +125,22 @@ std::vector<Mutation> pad_split_candidates(const onnx::ModelProto& model, Rng& r
     out.push_back({"padsplit", {{"node", n.name()}, {"value", pad_value_for(model.graph(), n)}}});
   }
   return out;
+}
+
+std::optional<Mutation> pad_split_follow_up(const onnx::ModelProto& model, const Mutation& applied,
+                                            Rng& rng) {
+  if (applied.kind != "padsplit" || applied.params.at("value") != "0") return std::nullopt;
+  const auto& g = model.graph();
+  auto node = node_index(g, applied.params.at("node"));
+  if (!node.ok() || g.node(*node).op_type() != "MaxPool") return std::nullopt;
+  const onnx::NodeProto* pad = producer_of(g, g.node(*node).input(0));
+  const onnx::NodeProto* relu = pad ? producer_of(g, pad->input(0)) : nullptr;
+  if (!relu || relu->op_type() != "Relu") return std::nullopt;
+  static const std::vector<std::string> negative_range = {"LeakyRelu", "Elu", "Selu", "Tanh",
+                                                          "Softsign"};
+  return Mutation{
+      "activation",
+      {{"node", relu->name()}, {"to", negative_range[rng.below(negative_range.size())]}}};
 }
 
 }  // namespace ig

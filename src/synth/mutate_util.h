@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,13 @@ std::vector<Mutation> precision_candidates(const onnx::ModelProto& model, Rng& r
 // padsplit(node=,value=0|-inf): mutate_pads.cpp.
 Status split_pads(onnx::ModelProto& model, const Mutation& m);
 std::vector<Mutation> pad_split_candidates(const onnx::ModelProto& model, Rng& rng);
+// The mutation that breaks the fact an applied padsplit rests on, or nullopt: a zero Pad before a
+// MaxPool is exact only because a Relu feeds it, and an optimizer that folds the Pad into the
+// MaxPool's -inf padding is wrong only where the pooled values can be negative (ONNX Runtime's
+// fold), so the Relu becomes an activation with a negative range. `model` is the one padsplit
+// produced.
+std::optional<Mutation> pad_split_follow_up(const onnx::ModelProto& model, const Mutation& applied,
+                                            Rng& rng);
 // edge(input=,lo=,hi=): the input drawn from an operator's edge range (mutate_edge.cpp).
 struct EdgeRange {
   double lo, hi;

@@ -73,6 +73,60 @@ TEST(MutatePads, PaddingMovedIntoAPadKeepsTheResultAndTheCheckerHappy) {
   EXPECT_NE(st.message().find("value must be 0 or -inf"), std::string::npos) << st.to_string();
 }
 
+// Cifar10-small with its first MaxPool made 3x3 with padding 1 (same output size): a Relu feeds
+// a padded MaxPool, as in torchvision's ResNets.
+onnx::ModelProto relu_fed_padded_max_pool() {
+  onnx::ModelProto p = parent();
+  for (auto& n : *p.mutable_graph()->mutable_node()) {
+    if (n.op_type() != "MaxPool") continue;
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.name() == "kernel_shape") a.mutable_ints()->Set(0, 3), a.mutable_ints()->Set(1, 3);
+      if (a.name() == "pads")
+        for (int k = 0; k < 4; ++k) a.mutable_ints()->Set(k, 1);
+    }
+    break;
+  }
+  return p;
+}
+
+TEST(MutatePads, AZeroPadBeforeAReluFedMaxPoolIsFollowedByAnActivationWithNegatives) {
+  const onnx::ModelProto p = relu_fed_padded_max_pool();
+  ASSERT_TRUE(check_variant(p).ok()) << check_variant(p).to_string();
+  int followed = 0;
+  for (uint64_t seed = 0; seed < 400 && followed < 2; ++seed) {
+    auto v = make_variant(p, seed);
+    if (!v.ok()) continue;  // a planned mutation that does not apply, as generate_variants counts
+    auto lineage = lineage_from_model(*v);
+    ASSERT_TRUE(lineage.ok());
+    const auto& muts = lineage->mutations;
+    for (size_t k = 0; k < muts.size(); ++k) {
+      if (muts[k].kind != "padsplit" || muts[k].params.at("value") != "0") continue;
+      auto pool = node_index(v->graph(), muts[k].params.at("node"));
+      ASSERT_TRUE(pool.ok());
+      if (v->graph().node(*pool).op_type() != "MaxPool") continue;
+      ++followed;
+      // The next mutation swaps the Relu before the Pad for an activation with negative values.
+      ASSERT_LT(k + 1, muts.size()) << seed;
+      EXPECT_EQ(muts[k + 1].kind, "activation") << seed;
+      const std::string to = muts[k + 1].params.at("to");
+      EXPECT_TRUE(to == "LeakyRelu" || to == "Elu" || to == "Selu" || to == "Tanh" ||
+                  to == "Softsign")
+          << to;
+      const auto& pad = v->graph().node(*pool - 1);
+      EXPECT_EQ(pad.op_type(), "Pad");
+      auto act = node_index(v->graph(), muts[k + 1].params.at("node"));
+      ASSERT_TRUE(act.ok());
+      EXPECT_EQ(v->graph().node(*act).output(0), pad.input(0));
+      EXPECT_EQ(v->graph().node(*act).op_type(), to);
+      EXPECT_TRUE(check_variant(*v).ok());
+      auto again = replay_lineage(p, *lineage);
+      ASSERT_TRUE(again.ok());
+      EXPECT_EQ(content_hash(*again), content_hash(*v));
+    }
+  }
+  EXPECT_EQ(followed, 2) << "no seed split the MaxPool's padding with zeros";
+}
+
 // One node of `op` on x: float[2,3,4,5] at `opset`, with `extra` initializers as its later inputs.
 onnx::ModelProto one_node_model(const std::string& op, int64_t opset,
                                 std::vector<std::pair<std::string, Tensor>> extra = {},

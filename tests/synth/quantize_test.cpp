@@ -12,6 +12,7 @@
 #include "inputs/random_input.h"
 #include "model/npy.h"
 #include "model/onnx_model.h"
+#include "model/quant_scales.h"
 #include "model/tensor_proto.h"
 #include "synth/graph_builder.h"
 #include "synth/mutate.h"
@@ -371,6 +372,39 @@ TEST(Quantize, SoftmaxOutputHasOrtsFixedParameters) {
     }
     EXPECT_EQ(seen, 1);
   }
+}
+
+// A quantized operator's scale is no weight: the reinit mutation leaves it alone, and a variant
+// whose scale is not above 0 (which loading refuses) is discarded, counted by its reason.
+TEST(Quantize, MutantsOfAnInt8ModelKeepTheirScalesValid) {
+  auto r = quantize_model(small_model(), options());
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  const auto scales = constant_scale_names(r->model);
+  ASSERT_FALSE(scales.empty());
+  const MutateResult variants = generate_variants(r->model, 30, 5);
+  EXPECT_EQ(variants.variants.size(), 30u);
+  for (const auto& v : variants.variants) {
+    EXPECT_TRUE(check_constant_scales(v).ok()) << check_constant_scales(v).to_string();
+    auto lineage = lineage_from_model(v);
+    ASSERT_TRUE(lineage.ok());
+    for (const auto& m : lineage->mutations) {
+      if (m.kind == "reinit") {
+        EXPECT_EQ(scales.count(m.params.at("init")), 0u) << m.to_string();
+      }
+    }
+  }
+  onnx::ModelProto bad = r->model;
+  for (auto& t : *bad.mutable_graph()->mutable_initializer()) {
+    if (!scales.count(t.name())) continue;
+    Tensor s = *tensor_from_proto(t);
+    s.data<float>()[0] = -s.data<float>()[0];
+    const std::string name = t.name();  // tensor_to_proto clears t first
+    tensor_to_proto(s, name, &t);
+    break;
+  }
+  const Status st = check_variant(bad);
+  EXPECT_NE(st.message().find("a scale must be finite and above 0"), std::string::npos)
+      << st.to_string();
 }
 
 }  // namespace
