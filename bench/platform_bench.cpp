@@ -15,6 +15,7 @@
 #include "model/model_identity.h"
 #include "model/onnx_model.h"
 #include "platform/registry.h"
+#include "synth/quantize_model.h"
 #include "synth/zoo.h"
 #include "tensor/hash.h"
 #include "worker/worker_pool.h"
@@ -26,15 +27,20 @@ struct BenchModel {
   const char* label;  // in benchmark names
   const char* zoo;    // zoo architecture
   int64_t size;       // input height = width
+  bool int8 = false;  // quantized by `infergap quantize` (static QDQ, u8 activations)
 };
 
 // ResNet-18: the zoo's Cifar10-R18 has a 3x3 stride-1 stem and one 2x2 pooling, so at 112x112
 // its four stages run on 56, 28, 14 and 7 pixels with torchvision ResNet-18's channel counts, as
 // torchvision's does at 224x224 (only the stem differs: 3x3 instead of 7x7 stride 2 + max pool).
 const BenchModel kModels[] = {
-    {"resnet18_32", "Cifar10-R18", 32},       {"resnet18_112", "Cifar10-R18", 112},
-    {"resnet50_224", "DeepWeeds-R50v2", 224}, {"mobilenet_v2_224", "MobileNetV2", 224},
+    {"resnet18_32", "Cifar10-R18", 32},
+    {"resnet18_112", "Cifar10-R18", 112},
+    {"resnet50_224", "DeepWeeds-R50v2", 224},
+    {"mobilenet_v2_224", "MobileNetV2", 224},
     {"vit_tiny_32", "ViT-tiny", 32},
+    // Its int8 model: every Conv and Gemm an integer group where the platform has kernels.
+    {"resnet18_112_int8", "Cifar10-R18", 112, true},
 };
 
 struct BenchPlatform {
@@ -73,6 +79,12 @@ Expected<Prepared> model_file(const BenchModel& m) {
   ZooOptions o;
   o.image_size = m.size;
   IG_ASSIGN_OR_RETURN(auto proto, build_zoo_model(m.zoo, o));
+  if (m.int8) {
+    QuantizeOptions q;
+    q.samples = 2;
+    IG_ASSIGN_OR_RETURN(auto quantized, quantize_model(proto, q));
+    proto = std::move(quantized.model);
+  }
   Prepared p;
   p.path = (std::filesystem::temp_directory_path() /
             (std::string("infergap-bench-") + m.label + ".onnx"))

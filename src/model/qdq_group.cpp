@@ -32,13 +32,50 @@ QdqGraphIndex::QdqGraphIndex(const Graph& g) : graph_(g) {
   for (const auto& o : g.outputs) outputs_.insert(o.name);
 }
 
+QdqGraphIndex QdqGraphIndex::scanning(const Graph& g) { return QdqGraphIndex(g, true); }
+
+namespace {
+
+bool has_subgraph(const Node& n) {
+  for (const auto& [_, a] : n.attributes)
+    if (a.g || !a.graphs.empty()) return true;
+  return false;
+}
+
+bool reads(const Node& n, const std::string& value) {
+  if (has_subgraph(n)) {
+    const auto all = node_reads(n);
+    return std::binary_search(all.begin(), all.end(), value);
+  }
+  return std::find(n.inputs.begin(), n.inputs.end(), value) != n.inputs.end();
+}
+
+}  // namespace
+
 std::optional<size_t> QdqGraphIndex::producer(const std::string& value) const {
+  if (scan_) {
+    for (size_t i = 0; i < graph_.nodes.size(); ++i)
+      for (const auto& o : graph_.nodes[i].outputs)
+        if (o == value) return i;
+    return std::nullopt;
+  }
   auto it = producer_.find(value);
   if (it == producer_.end()) return std::nullopt;
   return it->second;
 }
 
 std::optional<size_t> QdqGraphIndex::only_reader(const std::string& value) const {
+  if (scan_) {
+    for (const auto& o : graph_.outputs)
+      if (o.name == value) return std::nullopt;
+    std::optional<size_t> reader;
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      if (!reads(graph_.nodes[i], value)) continue;
+      if (reader) return std::nullopt;
+      reader = i;
+    }
+    return reader;
+  }
   if (outputs_.count(value) != 0) return std::nullopt;
   auto it = readers_.find(value);
   if (it == readers_.end() || it->second.size() != 1) return std::nullopt;
@@ -95,7 +132,7 @@ std::optional<QdqGroup> find_qdq_group(const Graph& graph, size_t head) {
   // Backends ask this of every node of every run: an fp32 node is told apart without an index
   // (building one per node made runs quadratic in the graph's size).
   if (!may_head_qdq_group(graph, head)) return std::nullopt;
-  return find_qdq_group(QdqGraphIndex(graph), head);
+  return find_qdq_group(QdqGraphIndex::scanning(graph), head);
 }
 
 TensorLookup initializers_of(const Model& model) {

@@ -39,6 +39,9 @@ struct QdqGroup {
 class QdqGraphIndex {
  public:
   explicit QdqGraphIndex(const Graph& g);
+  // One that answers each lookup by a scan of the graph, building nothing: for the few lookups of
+  // one group (building the maps per node made int8 runs quadratic in the graph's size).
+  static QdqGraphIndex scanning(const Graph& g);
   const Graph& graph() const { return graph_; }
   // The node that writes `value`, or nullopt (a graph input or initializer).
   std::optional<size_t> producer(const std::string& value) const;
@@ -46,7 +49,9 @@ class QdqGraphIndex {
   std::optional<size_t> only_reader(const std::string& value) const;
 
  private:
+  QdqGraphIndex(const Graph& g, bool scan) : graph_(g), scan_(scan) {}
   const Graph& graph_;
+  bool scan_ = false;
   std::map<std::string, size_t> producer_;
   std::map<std::string, std::vector<size_t>> readers_;
   std::set<std::string> outputs_;

@@ -12,6 +12,7 @@
 #include "inputs/random_input.h"
 #include "model/npy.h"
 #include "model/onnx_model.h"
+#include "model/qdq_group.h"
 #include "model/quant_scales.h"
 #include "model/tensor_proto.h"
 #include "synth/graph_builder.h"
@@ -405,6 +406,34 @@ TEST(Quantize, MutantsOfAnInt8ModelKeepTheirScalesValid) {
   const Status st = check_variant(bad);
   EXPECT_NE(st.message().find("a scale must be finite and above 0"), std::string::npos)
       << st.to_string();
+}
+
+// A group looked up by scanning the graph is the one the whole-graph index finds, for every node
+// of both layouts (the backends scan, the ref interpreter and inspect index).
+TEST(Quantize, GroupLookupsByScanAndByIndexAgree) {
+  for (bool inputs_only : {false, true}) {
+    QuantizeOptions o = options();
+    o.inputs_only = inputs_only;
+    auto r = quantize_model(small_model(), o);
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    auto model = model_from_proto(r->model, "q", "", LoadOptions{});
+    ASSERT_TRUE(model.ok()) << model.status().to_string();
+    const QdqGraphIndex index(model->graph);
+    const QdqGraphIndex scan = QdqGraphIndex::scanning(model->graph);
+    int groups = 0;
+    for (size_t i = 0; i < model->graph.nodes.size(); ++i) {
+      const auto a = find_qdq_group(index, i);
+      const auto b = find_qdq_group(scan, i);
+      ASSERT_EQ(a.has_value(), b.has_value()) << i;
+      if (!a) continue;
+      ++groups;
+      EXPECT_EQ(a->nodes, b->nodes) << i;
+      EXPECT_EQ(a->x.owned, b->x.owned) << i;
+      EXPECT_EQ(a->w.owned, b->w.owned) << i;
+      EXPECT_EQ(a->b.has_value(), b->b.has_value()) << i;
+    }
+    EXPECT_GE(groups, 3) << "inputs_only=" << inputs_only;
+  }
 }
 
 }  // namespace

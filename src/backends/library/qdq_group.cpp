@@ -17,7 +17,7 @@ std::optional<QdqGroup> find_library_qdq_group(const QdqGraphIndex& index, size_
 
 std::optional<QdqGroup> find_library_qdq_group(const Model& model, size_t head) {
   if (!may_head_qdq_group(model.graph, head)) return std::nullopt;
-  return find_library_qdq_group(QdqGraphIndex(model.graph), head);
+  return find_library_qdq_group(QdqGraphIndex::scanning(model.graph), head);
 }
 
 const Tensor* qdq_operand(const Node& n, size_t i, const TensorLookup& known) {
