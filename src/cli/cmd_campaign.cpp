@@ -37,6 +37,16 @@ nlohmann::json per_run_ms(const StudySummary& s) {
           {"store", 1e3 * s.costs.store / n}};
 }
 
+// Models the campaign left out, each with why; said on stderr as well (also under --json).
+nlohmann::json refused_models_json(const StudySummary& s) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [path, why] : s.refused_models) {
+    std::fprintf(stderr, "infergap campaign: left out %s: %s\n", path.c_str(), why.c_str());
+    out.push_back({{"path", path}, {"why", why}});
+  }
+  return out;
+}
+
 // The campaign's outcome as `--json` prints it.
 nlohmann::json campaign_outcome_json(const std::string& store, const std::string& shard,
                                      size_t variants, const CampaignOutcome& o) {
@@ -52,6 +62,7 @@ nlohmann::json campaign_outcome_json(const std::string& store, const std::string
                    {"runs_not_reproduced", o.layers.changed},
                    {"verdicts", o.runs.verdicts},
                    {"defaulted_dims", announce_defaulted("campaign", o.runs.defaulted)},
+                   {"refused_models", refused_models_json(o.runs)},
                    // Where the time went: registering and running (runs/s stored), the per-layer
                    // reruns, the analysis.
                    {"seconds",
@@ -146,6 +157,7 @@ StudyOptions study_options(const CampaignArgs& a, std::vector<std::string> model
       a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   opt.model_inputs = variant_input_specs;
   opt.trace_budget_bytes = a.trace_budget.bytes();
+  opt.leave_out_refused_models = true;  // one malformed variant does not end a campaign
   return opt;
 }
 
@@ -235,6 +247,8 @@ Status run_campaign(const CampaignArgs& a) {
         static_cast<long long>(outcome.runs.skipped),
         static_cast<long long>(outcome.layers.traced));
     std::printf("%s\n", peak_memory_text(outcome.runs).c_str());
+    if (const auto refused = refused_models_json(outcome.runs); !refused.empty())
+      std::printf("%zu model(s) refused and left out (reasons above)\n", refused.size());
     if (derived) print_derived(a, *derived);
     print_campaign_tables(outcome.analysis);
   }

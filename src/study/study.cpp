@@ -234,30 +234,53 @@ Expected<StudySummary> run_study(Store& store, WorkerPool& pool, const StudyOpti
   std::vector<GatheredInputs> gathered;
   StudySummary summary;
   for (const auto& path : options.models) {
-    LoadOptions load;
-    load.max_memory_bytes = options.max_memory_bytes;
-    IG_ASSIGN_OR_RETURN(ModelEntry m, load_model_entry(path, load));
-    model_rows.push_back(model_row(m));
-    IG_ASSIGN_OR_RETURN(auto requests, input_requests_of(options, path, m.model));
+    // One model's rows, kept only once all of them are made.
+    std::pair<StoredModel, std::vector<StoredNode>> row;
     std::vector<InputEntry> sets;
-    for (const auto& request : requests) {
-      IG_ASSIGN_OR_RETURN(PreparedInput in, prepare_input(m.model, request));
-      for (const auto& named : in.gathered.inputs) {
-        for (const auto& d : named.defaulted) {
-          auto same = [&](const auto& x) {
-            return x.first == m.path && x.second.input == d.input && x.second.index == d.index;
-          };
-          if (std::none_of(summary.defaulted.begin(), summary.defaulted.end(), same))
-            summary.defaulted.emplace_back(m.path, d);
-        }
+    std::vector<PreparedInput> prepared;
+    std::vector<std::pair<std::string, DefaultedDim>> defaulted;
+    std::string hash, model_path;
+    const Status made = [&]() -> Status {
+      LoadOptions load;
+      load.max_memory_bytes = options.max_memory_bytes;
+      IG_ASSIGN_OR_RETURN(ModelEntry m, load_model_entry(path, load));
+      row = model_row(m);
+      hash = m.hash;
+      model_path = m.path;
+      IG_ASSIGN_OR_RETURN(auto requests, input_requests_of(options, path, m.model));
+      for (const auto& request : requests) {
+        IG_ASSIGN_OR_RETURN(PreparedInput in, prepare_input(m.model, request));
+        for (const auto& named : in.gathered.inputs)
+          for (const auto& d : named.defaulted) defaulted.emplace_back(m.path, d);
+        sets.push_back(in.entry);
+        prepared.push_back(std::move(in));
       }
-      sets.push_back(in.entry);
+      return Status::Ok();
+    }();
+    if (!made.ok()) {
+      if (!options.leave_out_refused_models) return made;
+      summary.refused_models.emplace_back(path, made.message());
+      continue;
+    }
+    for (const auto& d : defaulted) {
+      auto same = [&](const auto& x) {
+        return x.first == d.first && x.second.input == d.second.input &&
+               x.second.index == d.second.index;
+      };
+      if (std::none_of(summary.defaulted.begin(), summary.defaulted.end(), same))
+        summary.defaulted.push_back(d);
+    }
+    model_rows.push_back(std::move(row));
+    for (auto& in : prepared) {
       gathered.push_back(std::move(in.gathered));
       in.gathered.inputs.clear();
       input_rows.push_back(std::move(in));
     }
-    models.push_back({m.hash, m.path, std::move(sets)});
+    models.push_back({hash, model_path, std::move(sets)});
   }
+  if (models.empty() && !summary.refused_models.empty())
+    return invalid_argument("every model was refused; the first, {}: {}",
+                            summary.refused_models[0].first, summary.refused_models[0].second);
   std::vector<const GatheredInputs*> all;
   for (const auto& g : gathered) all.push_back(&g);
   IG_RETURN_IF_ERROR(sizing_fits_nothing(

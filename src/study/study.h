@@ -53,6 +53,10 @@ struct StudyOptions {
   // Runs only the cases (model x input set, counted in order) whose index is shard modulo shards:
   // a job of a fleet plan, or of a job array.
   int shard = 0, shards = 1;
+  // A model that fails to load or to get its inputs is left out and listed
+  // (StudySummary::refused_models) instead of ending the study: a campaign of many variants goes
+  // on. The study still fails when every model is refused.
+  bool leave_out_refused_models = false;
 };
 
 struct StudyProgress {
@@ -68,6 +72,9 @@ struct StudySummary {
   // Open dims that no --shape or --dim sized (generated inputs used 1), with the model's path; once
   // per model, input and dim.
   std::vector<std::pair<std::string, DefaultedDim>> defaulted;
+  // Models left out (StudyOptions::leave_out_refused_models): the path and why loading it or
+  // making its inputs failed.
+  std::vector<std::pair<std::string, std::string>> refused_models;
   // Where executed runs' time went, summed over runs (seconds): in the workers, loading and
   // checking the model and then running it (hashing the outputs included); between coordinator
   // and worker (the request, the tensors both ways, waiting for a free worker); and writing to

@@ -6,12 +6,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "../support/cli.h"
 #include "../support/onnx_builder.h"
 #include "inputs/variant_inputs.h"
+#include "model/onnx_model.h"
 #include "store/store.h"
 
 namespace ig {
@@ -220,6 +222,65 @@ TEST(CampaignCli, ShardsPartitionTheVariants) {
                               " -p ref --shard 3/3 --store " + tmp.file("x.db"));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--shard"), std::string::npos);
+}
+
+// X float[2] -> DequantizeLinear(int8 weights, scale -0.5) + X: a scale loading refuses.
+onnx::ModelProto negative_scale_model() {
+  onnx::ModelProto m = testing::relu_model();
+  auto* g = m.mutable_graph();
+  g->clear_node();
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::INT8);
+  w->add_dims(2);
+  w->add_int32_data(3);
+  w->add_int32_data(-4);
+  auto* scale = g->add_initializer();
+  scale->set_name("s");
+  scale->set_data_type(onnx::TensorProto::FLOAT);
+  scale->add_float_data(-0.5f);
+  auto* dq = g->add_node();
+  dq->set_op_type("DequantizeLinear");
+  dq->set_name("dq0");
+  dq->add_input("w");
+  dq->add_input("s");
+  dq->add_output("wf");
+  auto* add = g->add_node();
+  add->set_op_type("Add");
+  add->set_name("add0");
+  add->add_input("X");
+  add->add_input("wf");
+  add->add_output("Y");
+  return m;
+}
+
+// A model that does not load is left out of a campaign, named with why; the others run.
+TEST(CampaignCli, RefusedModelsAreLeftOutAndNamed) {
+  Scratch tmp;
+  const fs::path dir = tmp.path / "models";
+  fs::create_directories(dir);
+  ASSERT_TRUE(save_model_proto(testing::relu_model(), (dir / "good.onnx").string()).ok());
+  ASSERT_TRUE(save_model_proto(negative_scale_model(), (dir / "scale.onnx").string()).ok());
+  { std::ofstream((dir / "garbage.onnx").string()) << "not a model"; }
+  auto r = testing::run_cli("campaign --models " + dir.string() + " -p ref --store " +
+                            tmp.file("c.db") + " --json");
+  ASSERT_LE(r.exit_code, 1) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j.at("runs_executed").get<int64_t>(), 2);  // ref and the oracle on good.onnx
+  const json refused = j.at("refused_models");
+  ASSERT_EQ(refused.size(), 2u) << refused.dump();
+  EXPECT_NE(refused[0].at("path").get<std::string>().find("garbage.onnx"), std::string::npos);
+  EXPECT_NE(refused[1].at("path").get<std::string>().find("scale.onnx"), std::string::npos);
+  EXPECT_NE(refused[1].at("why").get<std::string>().find("a scale must be finite and above 0"),
+            std::string::npos)
+      << refused[1].dump();
+  EXPECT_NE(r.err.find("left out"), std::string::npos) << r.err;
+  // Every model refused: the campaign fails and says why.
+  fs::remove(dir / "good.onnx");
+  auto none =
+      testing::run_cli("campaign --models " + dir.string() + " -p ref --store " + tmp.file("d.db"));
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("every model was refused"), std::string::npos) << none.err;
 }
 
 TEST(MutateCli, ExtractionIsDeterministicAndCarriesItsInputs) {
