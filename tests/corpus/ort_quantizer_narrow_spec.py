@@ -18,6 +18,7 @@ CORPUS = os.path.abspath(sys.argv[3])
 INFERGAP = spec_venv.enter("ort_quantizer_narrow_spec", needs=("onnxruntime",), fresh=True)
 
 import json  # noqa: E402
+import shutil  # noqa: E402
 import subprocess  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -57,9 +58,13 @@ def cli(*args):
 
 
 def main():
-    src = os.path.join(CORPUS, "resnet18.opset13.onnx")
-    if not os.path.exists(src):
-        sys.exit(f"no {src} (scripts/corpus)")
+    corpus_model = os.path.join(CORPUS, "resnet18.opset13.onnx")
+    if not os.path.exists(corpus_model):
+        sys.exit(f"no {corpus_model} (scripts/corpus)")
+    # The quantizer writes MODEL-inferred.onnx beside its input and deletes it: a copy in this
+    # test's own folder, so that tests quantizing the corpus model at once do not collide.
+    src = "resnet18.opset13.onnx"
+    shutil.copy(corpus_model, src)
     x = os.path.join(CORPUS, "resnet18.x.npy")
     for name, fp8 in (("r18_fp8", True), ("r18_int4w", False)):
         quantize(src, f"{name}.onnx", fp8)

@@ -94,10 +94,18 @@ def main():
     if signed:
         extra["ActivationSymmetric"] = True
     fmt = QuantFormat.QOperator if layout.startswith("ort-qop") else QuantFormat.QDQ
-    quantize_static(model, out, Reader(), quant_format=fmt, op_types_to_quantize=ops,
+    # The quantizer writes MODEL-inferred.onnx beside its input and deletes it: a copy of its own,
+    # so that two tests quantizing one corpus model at once do not delete each other's.
+    import shutil
+    import tempfile
+
+    private = os.path.join(tempfile.mkdtemp(prefix="toolchain-quantize-"), "model.onnx")
+    shutil.copy(model, private)
+    quantize_static(private, out, Reader(), quant_format=fmt, op_types_to_quantize=ops,
                     per_channel="-pc-" in layout,
                     activation_type=QuantType.QInt8 if signed else QuantType.QUInt8,
                     weight_type=QuantType.QInt8, extra_options=extra)
+    shutil.rmtree(os.path.dirname(private))
 
 
 if __name__ == "__main__":
