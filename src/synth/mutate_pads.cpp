@@ -41,9 +41,7 @@ std::string why_not_splittable(const onnx::ModelProto& model, const onnx::NodePr
   return "";
 }
 
-// The value a Pad needs to keep the node's result: zero for Conv and AveragePool (its
-// count_include_pad=1 averages zeros in); for MaxPool zero where a Relu feeds it (every window
-// holds a value >= 0, so padding with 0 or -inf gives the same maximum), else -inf.
+// The node that writes `value`, or nullptr (a graph input or initializer).
 const onnx::NodeProto* producer_of(const onnx::GraphProto& g, const std::string& value) {
   for (const auto& p : g.node())
     for (const auto& o : p.output())
@@ -51,6 +49,9 @@ const onnx::NodeProto* producer_of(const onnx::GraphProto& g, const std::string&
   return nullptr;
 }
 
+// The value a Pad needs to keep the node's result: zero for Conv and AveragePool (its
+// count_include_pad=1 averages zeros in); for MaxPool zero where a Relu feeds it (every window
+// holds a value >= 0, so padding with 0 or -inf gives the same maximum), else -inf.
 std::string pad_value_for(const onnx::GraphProto& g, const onnx::NodeProto& n) {
   if (n.op_type() != "MaxPool") return "0";
   const onnx::NodeProto* p = producer_of(g, n.input(0));
