@@ -53,6 +53,9 @@ const BenchPlatform kPlatforms[] = {
     {"ort_all_untraced_baseline", "ort:opt=all,threads=1", false},
     {"onednn_untraced", "onednn:threads=1,fallback=ref", false},
     {"onednn_traced", "onednn:threads=1,fallback=ref", true},
+    // The plain-layout path: normalization, eltwise and pooling on row-major tensors.
+    {"onednn_plain_untraced", "onednn:threads=1,fallback=ref,layout=plain", false},
+    {"onednn_plain_traced", "onednn:threads=1,fallback=ref,layout=plain", true},
     {"ort_all_traced", "ort:opt=all,threads=1", true},
     // PyPI's ORT in python: the same capture through another binding (node copies every output
     // into a JavaScript array).

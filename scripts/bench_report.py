@@ -64,7 +64,8 @@ MODELS = [
     ("vit_tiny_32", "zoo ViT-tiny (transformer encoder, 2 layers) at 32x32"),
 ]
 COLS = [("onednn_untraced", "oneDNN"), ("onednn_traced", "oneDNN traced"),
-        ("ort_all_traced", "ORT traced"), ("ref_blas_openblas", "ref fp32 + OpenBLAS"),
+        ("onednn_plain_untraced", "oneDNN layout=plain"),
+        ("onednn_plain_traced", "oneDNN layout=plain traced"), ("ort_all_traced", "ORT traced"), ("ref_blas_openblas", "ref fp32 + OpenBLAS"),
         ("ref_lanes8", "ref acc=lanes8")]
 
 
@@ -89,7 +90,8 @@ print(f"{GB} `--benchmark_filter=Platform/` (bench/platform_bench.cpp): one imag
       "outputs hashed, as a study does. *traced* captures and hashes every layer's output and "
       "streams the hashes back. Baseline: ONNX Runtime `ort:opt=all,threads=1` untraced through "
       "the same worker. Platforms: `onednn:threads=1,fallback=ref` (nodes oneDNN lacks, e.g. Pad, "
-      "on the reference backend), `ort:opt=all,threads=1`, `blas:lib=openblas,threads=1` "
+      "on the reference backend; values in oneDNN's own layouts), the same with `layout=plain` "
+      "(normalization, eltwise and pooling on row-major copies), `ort:opt=all,threads=1`, `blas:lib=openblas,threads=1` "
       "(the reference interpreter in fp32 with im2col convolutions and matrix products on "
       "OpenBLAS, on the kernel core OpenBLAS picks for this CPU: a fixed core may not run here), `ref:acc=lanes8` (an emulated 8-lane accumulation order). Median of "
       f"{reps_of.get('resnet18_32', '?')} repetitions for the 32x32 models, "

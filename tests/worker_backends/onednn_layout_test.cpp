@@ -1,5 +1,6 @@
 // Layouts between the oneDNN backend's primitives: a fused residual Add must not pin its
-// convolution to plain layouts (where oneDNN has only its slow gemm:jit kernel).
+// convolution to plain layouts (where oneDNN has only its slow gemm:jit kernel), and
+// normalization follows the convolution's layout unless layout=plain.
 #include "backend_test_util.h"
 
 namespace ig::testing {
@@ -23,6 +24,93 @@ TEST(OnednnLayout, ResidualConvolutionKeepsABlockedKernel) {
   // The residual operand, reordered into the convolution's layout, still adds element by element.
   EXPECT_LT(max_rel_error(o.trace.at("r2"), ref.trace.at("r2")), 1e-3);
   EXPECT_LT(max_rel_error(o.outputs[0].tensor, ref.outputs[0].tensor), 1e-3);
+}
+
+}  // namespace
+}  // namespace ig::testing
+
+namespace ig::testing {
+namespace {
+
+// Conv (32 channels: a blocked destination) -> BatchNormalization -> Relu -> Conv.
+onnx::ModelProto conv_bn_relu_conv() {
+  GraphBuilder b;
+  b.io(true, "X", {1, 3, 16, 16});
+  b.io(false, "Y", {1, 32, 16, 16});
+  auto* c1 = b.node("Conv", "conv1", {"X", b.weight("w1", {32, 3, 3, 3}, 0.3f)}, {"c1"});
+  GraphBuilder::ints(c1, "pads", {1, 1, 1, 1});
+  std::vector<float> var(32);
+  for (size_t k = 0; k < var.size(); ++k) var[k] = 0.05f + 0.01f * static_cast<float>(k);
+  b.init("v", var, {32});
+  b.node(
+      "BatchNormalization", "bn",
+      {"c1", b.weight("s", {32}, 2.0f), b.weight("b", {32}, 0.5f), b.weight("m", {32}, 0.5f), "v"},
+      {"n1"});
+  b.node("Relu", "relu", {"n1"}, {"r1"});
+  auto* c2 = b.node("Conv", "conv2", {"r1", b.weight("w2", {32, 32, 3, 3}, 0.06f)}, {"Y"});
+  GraphBuilder::ints(c2, "pads", {1, 1, 1, 1});
+  return b.model;
+}
+
+// How many of BatchNormalization's outputs `y` are (x - mean) * f + B, f = scale / sqrt(var +
+// eps), from its input `x`, with the multiply-add fused and not.
+struct FoldedMatches {
+  int64_t fused = 0, unfused = 0;
+};
+FoldedMatches folded_bn_matches(const Model& model, const Tensor& x, const Tensor& y) {
+  FoldedMatches m;
+  const int64_t plane = x.dim(2) * x.dim(3);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const int64_t k = (i / plane) % x.dim(1);
+    auto param = [&](const char* n) { return model.graph.initializers.at(n).data<float>()[k]; };
+    const float f = param("s") / std::sqrt(param("v") + 1e-5f);
+    const float v = x.data<float>()[i] - param("m");
+    m.fused += std::fma(v, f, param("b")) == y.data<float>()[i];
+    m.unfused += v * f + param("b") == y.data<float>()[i];
+  }
+  return m;
+}
+
+// layout=blocked (the default) runs BatchNormalization on the convolution's nChw16c output with
+// oneDNN's JIT kernel, which fuses the folded formula's multiply-add; layout=plain runs its ncsp
+// kernel on a row-major copy, which does not (ref:bn=folded with fma=on and off). The final
+// outputs of a run that makes no plain copies between primitives equal the traced run's.
+TEST(OnednnLayout, BatchNormFollowsTheConvolutionsLayoutUnlessPlain) {
+  TempDir dir;
+  auto model = load_model(save(conv_bn_relu_conv(), dir.path.string(), "cbrc.onnx"));
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const std::map<std::string, Tensor> feeds = {
+      {"X", random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, 3)}};
+  const Outcome ref = run_platform("ref", *model, feeds);
+  ASSERT_TRUE(ref.status.ok()) << ref.status.to_string();
+  std::map<std::string, Tensor> finals;
+  for (const char* spec : {"onednn", "onednn:layout=plain"}) {
+    SCOPED_TRACE(spec);
+    const Outcome o = run_platform(spec, *model, feeds);
+    ASSERT_TRUE(o.status.ok()) << o.status.to_string();
+    std::map<std::string, NodeReport> report;
+    for (const auto& [node, r] : o.reports) report[node] = r;
+    const bool blocked = std::string(spec) == "onednn";
+    EXPECT_EQ(report["bn"].note.find("ncsp") == std::string::npos, blocked) << report["bn"].note;
+    const FoldedMatches m = folded_bn_matches(*model, o.trace.at("c1"), o.trace.at("n1"));
+    const int64_t n = o.trace.at("c1").numel();
+    __builtin_cpu_init();
+    if (!blocked) {
+      EXPECT_EQ(m.unfused, n);
+    } else if (__builtin_cpu_supports("fma")) {
+      EXPECT_EQ(m.fused, n);
+    }
+    EXPECT_LT(max_rel_error(o.outputs[0].tensor, ref.outputs[0].tensor), 1e-3);
+
+    auto backend = make_backend(*parse_platform_spec(spec));
+    ASSERT_TRUE(backend.ok());
+    auto untraced = (*backend)->run(*model, feeds, NodeCallback());
+    ASSERT_TRUE(untraced.ok()) << untraced.status().to_string();
+    EXPECT_TRUE((*untraced)[0].tensor.bitwise_equal(o.outputs[0].tensor));
+    finals[spec] = o.outputs[0].tensor;
+  }
+  // The formulas differ in the last bit of some elements, and that carries to the output.
+  EXPECT_FALSE(finals["onednn"].bitwise_equal(finals["onednn:layout=plain"]));
 }
 
 }  // namespace

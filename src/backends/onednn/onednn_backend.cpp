@@ -40,7 +40,7 @@ class OnednnRun : public LibraryRun {
       return run_int8(q.model, q.group, q.lookup(lookup), fmt::format("qop|{}|", node.index));
     }
     IG_ASSIGN_OR_RETURN(OpResult r, run_native(node, values, {}));
-    return NativeOutputs{{Value::of(std::move(r.out))}, r.impl};
+    return outputs(node, std::move(r));
   }
 
   Expected<NativeOutputs> run_group(const NodeGroup& group, RunValues& values) override {
@@ -48,14 +48,24 @@ class OnednnRun : public LibraryRun {
       return run_int8(model_, it->second, host_or_initializer(values, initializers()), "");
     const Graph& g = model_.graph;
     std::vector<PostOp> post;
+    // A binary operand still in oneDNN's memory (a residual branch) is read from there, by post
+    // position; its PostOp holds a shape-only tensor.
+    std::vector<dnnl::memory> post_native;
     for (size_t k = 1; k < group.nodes.size(); ++k) {
       const Node& n = g.nodes[group.nodes[k]];
+      post_native.emplace_back();
       if (auto elt = onednn::eltwise_post_op(n, model_)) {
         post.push_back(*elt);
         continue;
       }
       const std::string& prev = g.nodes[group.nodes[k - 1]].outputs[0];
       const std::string& other = n.inputs[0] == prev ? n.inputs[1] : n.inputs[0];
+      if (auto kept = native_.find(other);
+          kept != native_.end() && kept->second.out.dtype() == DType::kFloat32) {
+        post_native.back() = kept->second.native;
+        post.push_back(PostOp{*onednn::binary_alg(n), true, 0, 0, kept->second.out});
+        continue;
+      }
       auto v = values.host(other);
       if (!v.ok() || !*v || !(*v)->is_tensor() || (*v)->tensor.dtype() != DType::kFloat32) {
         return unsupported("{}: binary post-op operand '{}' is not an fp32 tensor", n.label(),
@@ -63,10 +73,29 @@ class OnednnRun : public LibraryRun {
       }
       post.push_back(PostOp{*onednn::binary_alg(n), true, 0, 0, (*v)->tensor});
     }
-    IG_ASSIGN_OR_RETURN(OpResult r, run_native(g.nodes[group.nodes.front()], values, post));
-    return NativeOutputs{{Value::of(std::move(r.out))}, r.impl};
+    IG_ASSIGN_OR_RETURN(OpResult r, run_native(g.nodes[group.nodes.front()], values, post,
+                                               &g.nodes[group.nodes.back()], &post_native));
+    return outputs(g.nodes[group.nodes.back()], std::move(r));
   }
 
+  // A plain copy of a value a primitive left in its own layout, made when something reads it on
+  // the host (the trace, a reference node, a graph output). The value stays in native_: oneDNN
+  // consumers still read the primitive's memory, and the copy goes when the host is done with it.
+  Expected<Value> to_host(const std::string& name) override {
+    auto it = native_.find(name);
+    if (it == native_.end()) return internal_error("oneDNN holds no value '{}'", name);
+    try {
+      return Value::of(onednn::to_tensor(ctx_, it->second.native, it->second.out.shape()));
+    } catch (const dnnl::error& e) {
+      return internal_error("'{}': oneDNN reorder to a plain tensor: {}", name, e.what());
+    }
+  }
+
+  void ran_on_reference(const Node& node) override {
+    for (const auto& out : node.outputs) native_.erase(out);
+  }
+
+  // Values still in native_ stay: the graph's outputs are read after this.
   Status finish(Status st) override {
     ctx_.produced.clear();
     return st;
@@ -78,19 +107,64 @@ class OnednnRun : public LibraryRun {
     return init_;
   }
 
+  // The node's result: kept in oneDNN's memory when the primitive left it there (no plain copy
+  // until something reads it on the host), else on the host. `last` is the node whose output it
+  // is (a fused group's last).
+  NativeOutputs outputs(const Node& last, OpResult r) {
+    if (!r.native) return NativeOutputs{{Value::of(std::move(r.out))}, r.impl};
+    native_[last.outputs[0]] = std::move(r);
+    return NativeOutputs{{}, native_[last.outputs[0]].impl};
+  }
+
+  // Only the first output named: the result is the one value a kept output stands for.
+  static bool single_output(const Node& n) {
+    for (size_t i = 1; i < n.outputs.size(); ++i)
+      if (!n.outputs[i].empty()) return false;
+    return !n.outputs.empty() && !n.outputs[0].empty();
+  }
+
   Expected<OpResult> run_native(const Node& node, RunValues& values,
-                                const std::vector<PostOp>& post) {
-    onednn::OpInputs x{node, model_.opset_for(node.domain), {}};
-    IG_ASSIGN_OR_RETURN(x.in, values.inputs(node));
+                                const std::vector<PostOp>& post, const Node* last = nullptr,
+                                const std::vector<dnnl::memory>* post_native = nullptr) {
     IG_ASSIGN_OR_RETURN(const onednn::OpDef* def,
                         backend_.table_entry(onednn::ops(), node, model_));
+    onednn::OpInputs x{node, model_.opset_for(node.domain), {}};
+    // Sources still in oneDNN's memory stand as shape-only tensors: the op reads them through
+    // `execute`, which takes the memory (Ctx::native_in), and never touches their elements.
+    std::vector<Tensor> shells;
+    shells.reserve(node.inputs.size());
+    ctx_.native_in.clear();
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const std::string& name = node.inputs[i];
+      if (name.empty()) {
+        x.in.push_back(nullptr);
+        continue;
+      }
+      auto n = native_.find(name);
+      if (n == native_.end() || static_cast<int>(i) >= def->run.native_sources) {
+        IG_ASSIGN_OR_RETURN(const Tensor* t, values.input(node, name));
+        x.in.push_back(t);
+        continue;
+      }
+      shells.push_back(n->second.out);
+      x.in.push_back(&shells.back());
+      ctx_.native_in[&shells.back()] = n->second.native;
+    }
+    for (size_t i = 0; post_native && i < post_native->size(); ++i)
+      if ((*post_native)[i]) ctx_.native_in[&post[i].other] = (*post_native)[i];
     ctx_.cache.key = ctx_.cache.enabled ? cache_key(x, post) : "";
+    ctx_.keep_native = def->run.native_sources > 0 && single_output(last ? *last : node);
+    auto done = [&] {
+      ctx_.cache.key.clear();
+      ctx_.native_in.clear();
+      ctx_.keep_native = false;
+    };
     try {
       auto r = def->run.fn(ctx_, x, post);
-      ctx_.cache.key.clear();
+      done();
       return r;
     } catch (const dnnl::error& e) {
-      ctx_.cache.key.clear();
+      done();
       return from_dnnl(node, e);
     }
   }
@@ -126,13 +200,19 @@ class OnednnRun : public LibraryRun {
   const Model& model_;
   TensorLookup init_;  // initializers_of(model_), made when an int8 group first needs it
   onednn::FusionPlan plan_;
+  // Values a primitive left in its own layout, by name, until the host needs them (to_host).
+  std::unordered_map<std::string, OpResult> native_;
 };
 
 }  // namespace
 
+// layout=blocked runs other kernels of the same library (batch norm's JIT one): said in the
+// version, so that a record or store made with the plain-layout mapping is not read as this one's
+// nondeterminism (hosts record compares bits only between equal versions).
 LibraryVersion OnednnBackend::library() const {
   const dnnl_version_t* v = dnnl_version();
-  return {"oneDNN", fmt::format("{}.{}.{}", v->major, v->minor, v->patch)};
+  return {"oneDNN", fmt::format("{}.{}.{}{}", v->major, v->minor, v->patch,
+                                ctx_.opt.blocked ? ", blocked layouts" : "")};
 }
 
 Status OnednnBackend::check_native(const Node& node, const Model& model) const {

@@ -106,6 +106,15 @@ Tensor to_tensor(Ctx& c, const memory& m, const Shape& shape) {
   return t;
 }
 
+memory::desc layout_of(const Ctx& c, const Tensor& t) {
+  if (c.opt.blocked) {
+    if (auto n = c.native_in.find(&t); n != c.native_in.end()) return n->second.get_desc();
+    if (auto p = t.raw() ? c.produced.find(t.raw()) : c.produced.end(); p != c.produced.end())
+      return p->second.mem.get_desc();
+  }
+  return plain_md(t);
+}
+
 namespace {
 
 dnnl::primitive_attr attr_with(const Options& opt, const std::vector<PostOp>& post, size_t out_rank,
@@ -206,17 +215,47 @@ bool may_keep_reordered(Ctx& c, const memory& m) {
 
 }  // namespace
 
+namespace {
+
+// Memory in layout `want` holding the values of `m` (oneDNN memory standing for `t`, whose plain
+// layout is `user_md`). Reorders between float layouts copy values; the buffer comes from the
+// tensor allocator (reused blocks), kept alive in `keep` for the primitive's run.
+memory from_native(Ctx& c, const memory& m, const Tensor& t, const memory::desc& user_md,
+                   const memory::desc& want, std::vector<Tensor>& keep) {
+  if (m.get_desc() == want) return m;
+  memory from = m;
+  if (m.get_desc().dims() != want.dims()) {
+    // The primitive reads the source with other dims (a binary operand padded to the output's
+    // rank): through a plain copy, which both views share.
+    keep.push_back(to_tensor(c, m, t.shape()));
+    from = wrap(c, keep.back(), user_md);
+    if (from.get_desc() == want) return from;
+  }
+  keep.push_back(destination(DType::kUInt8, {static_cast<int64_t>(want.get_size())}));
+  memory out(want, c.eng, keep.back().raw());
+  dnnl::reorder(from, out).execute(c.strm, from, out);
+  return out;
+}
+
+}  // namespace
+
 OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const Shape& out_shape) {
   const bool caching = !c.cache.key.empty();
   std::unordered_map<int, memory> args;
+  std::vector<Tensor> keep;  // buffers of reordered sources
+  keep.reserve(2 * srcs.size());
   for (const auto& a : srcs) {
+    const memory::desc& want = p.src_mds.at(a.id);
+    if (auto n = c.native_in.find(a.tensor); n != c.native_in.end()) {
+      args[a.id] = from_native(c, n->second, *a.tensor, a.user_md, want, keep);
+      continue;
+    }
     // An initializer's reorder is reused only while the source still is that initializer.
     const bool constant = caching && c.cache.constants.count(a.tensor->raw()) > 0;
     if (auto it = p.constants.find(a.id); constant && it != p.constants.end()) {
       args[a.id] = it->second;
       continue;
     }
-    const memory::desc& want = p.src_mds.at(a.id);
     if (auto it = c.produced.find(a.tensor->raw()); it != c.produced.end() &&
                                                     it->second.mem.get_desc() == want &&
                                                     a.user_md == plain_md(*a.tensor)) {
@@ -231,20 +270,27 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
   if (p.scratch) args[DNNL_ARG_SCRATCHPAD] = p.scratch;
   // A plain destination is written straight into the returned tensor.
   const memory::data_type dst_type = p.dst_md.data_type();
+  const DType out_type = from_dnnl_type(dst_type);
   if (p.dst_md == plain_md(out_shape, dst_type)) {
-    Tensor out = destination(from_dnnl_type(dst_type), out_shape);
+    Tensor out = destination(out_type, out_shape);
     args[DNNL_ARG_DST] = wrap(c, out);
     p.prim.execute(c.strm, args);
     c.strm.wait();
-    return {std::move(out), p.impl};
+    return {std::move(out), p.impl, {}};
   }
+  // Kept by a cached node for its next runs; a node not cached gets a fresh one each time.
   if (!p.dst) p.dst = memory(p.dst_md, c.eng);
   args[DNNL_ARG_DST] = p.dst;
   p.prim.execute(c.strm, args);
   c.strm.wait();
+  if (c.keep_native) {
+    auto shape_only = Tensor::shape_only(out_type, out_shape);
+    if (!shape_only.ok()) throw StatusError(shape_only.status());
+    return {std::move(shape_only).value(), p.impl, p.dst};
+  }
   Tensor out = to_tensor(c, p.dst, out_shape);
   c.produced[out.raw()] = {out, p.dst};
-  return {std::move(out), p.impl};
+  return {std::move(out), p.impl, {}};
 }
 
 }  // namespace ig::onednn

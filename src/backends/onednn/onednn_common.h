@@ -29,6 +29,10 @@ struct Options {
   // reorder rounds to nearest even) and run its bf16 kernels, accumulating and writing fp32,
   // the mixed precision of autocast.
   dnnl::memory::data_type compute = dnnl::memory::data_type::f32;
+  // layout=blocked: BatchNormalization, eltwise, pooling and same-shape binary ops read their
+  // source in the layout its producer left (a convolution's nChw16c) and write that layout;
+  // layout=plain: they run on plain (row-major) tensors, other kernels (ncsp) with other bits.
+  bool blocked = true;
 };
 
 // What one node's primitive keeps across runs of the same model file: oneDNN's choice of
@@ -71,6 +75,10 @@ struct Ctx {
   Options opt;
   PrimitiveCache cache;
   std::unordered_map<const std::byte*, Produced> produced;  // cleared per run
+  // The node now running: sources that are still oneDNN memory, keyed by the shape-only tensor
+  // standing for each (no plain copy was made), and whether its output may stay such memory.
+  std::unordered_map<const Tensor*, dnnl::memory> native_in;
+  bool keep_native = false;
 };
 
 // A node fused into the primitive of the node before it.
@@ -82,8 +90,9 @@ struct PostOp {
 };
 
 struct OpResult {
-  Tensor out;
-  std::string impl;  // oneDNN's implementation name, e.g. "brgconv:avx512_core"
+  Tensor out;             // shape-only when `native` holds the values
+  std::string impl;       // oneDNN's implementation name, e.g. "brgconv:avx512_core"
+  dnnl::memory native{};  // the output in the primitive's layout, when no plain copy was made
 };
 
 using dims = dnnl::memory::dims;
@@ -108,6 +117,9 @@ dnnl::memory wrap(Ctx& c, const Tensor& t);
 dnnl::memory to_layout(Ctx& c, const dnnl::memory& m, const dnnl::memory::desc& want);
 // Plain tensor of `shape` (of the memory's data type) from memory in any layout.
 Tensor to_tensor(Ctx& c, const dnnl::memory& m, const Shape& shape);
+// The layout `t`'s values are in for a primitive that takes its source as it comes: the layout
+// a primitive left them in (layout=blocked), else plain.
+dnnl::memory::desc layout_of(const Ctx& c, const Tensor& t);
 
 // Post-ops as an attribute, binary operands in plain layout, with the options' fpmath mode.
 dnnl::primitive_attr make_attr(const Options& opt, const std::vector<PostOp>& post,

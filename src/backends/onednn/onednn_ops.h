@@ -18,6 +18,10 @@ using RunFn = Expected<OpResult> (*)(Ctx& c, const OpInputs& x, const std::vecto
 struct Run {
   RunFn fn = nullptr;
   bool takes_post_ops = false;
+  // How many leading inputs may arrive as oneDNN memory in the layout their producer left
+  // (Ctx::native_in); such an op may also leave its output there (Ctx::keep_native). Only ops
+  // that read those inputs through `execute` alone and return its result as it is.
+  int native_sources = 0;
 };
 // Checks say what oneDNN can do from the node alone (attributes, constant inputs).
 using OpDef = OpEntry<Run>;

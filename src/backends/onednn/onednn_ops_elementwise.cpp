@@ -51,7 +51,8 @@ Expected<OpResult> run_eltwise_op(Ctx& c, const OpInputs& x, const PostOp& op,
                                   const std::vector<PostOp>& post) {
   const Tensor& X = x.at(0);
   const memory::desc md = plain_md(X);
-  dnnl::eltwise_forward::desc d(prop_kind::forward_inference, op.alg, md, op.alpha, op.beta);
+  dnnl::eltwise_forward::desc d(prop_kind::forward_inference, op.alg, layout_of(c, X), op.alpha,
+                                op.beta);
   auto pd = [&] {
     return dnnl::eltwise_forward::primitive_desc(d, make_attr(c.opt, post, X.shape().size()),
                                                  c.eng);
@@ -89,7 +90,13 @@ Expected<OpResult> run_binary(Ctx& c, const OpInputs& x, const std::vector<PostO
   }
   if (rank == 0) sa = sb = out = {};
   const memory::data_type dt = dnnl_type(a->dtype());
-  dnnl::binary::desc d(*alg, plain_md(sa, dt), plain_md(sb, dt), plain_md(out, dt));
+  // Operands of the output's own shape take the layout they come in (the output follows the
+  // first); a broadcast operand stays plain.
+  const bool as_they_come = a->shape() == out && b->shape() == out;
+  dnnl::binary::desc d(
+      *alg, as_they_come ? layout_of(c, *a) : plain_md(sa, dt),
+      as_they_come ? layout_of(c, *b) : plain_md(sb, dt),
+      as_they_come ? memory::desc(to_dims(out), dt, kAnyLayout) : plain_md(out, dt));
   auto pd = [&] {
     return dnnl::binary::primitive_desc(d, make_attr(c.opt, post, out.size()), c.eng);
   };
@@ -271,27 +278,27 @@ Expected<OpResult> run_eltwise(Ctx& c, const OpInputs& x, const std::vector<Post
 
 const std::vector<OpDef>& elementwise_ops() {
   static const std::vector<OpDef> kOps = {
-      {"", "Relu", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "LeakyRelu", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Elu", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Sigmoid", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Tanh", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Exp", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Log", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Sqrt", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Abs", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Neg", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Round", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "HardSwish", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Mish", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Gelu", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Clip", 1, kMaxOpset, {run_eltwise, true}, check_eltwise},
-      {"", "Add", 1, kMaxOpset, {run_binary, true}},
-      {"", "Sub", 1, kMaxOpset, {run_binary, true}},
-      {"", "Mul", 1, kMaxOpset, {run_binary, true}},
-      {"", "Div", 1, kMaxOpset, {run_binary, true}},
-      {"", "Max", 1, kMaxOpset, {run_binary, true}},
-      {"", "Min", 1, kMaxOpset, {run_binary, true}},
+      {"", "Relu", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "LeakyRelu", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Elu", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Sigmoid", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Tanh", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Exp", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Log", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Sqrt", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Abs", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Neg", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Round", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "HardSwish", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Mish", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Gelu", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Clip", 1, kMaxOpset, {run_eltwise, true, 1}, check_eltwise},
+      {"", "Add", 1, kMaxOpset, {run_binary, true, 2}},
+      {"", "Sub", 1, kMaxOpset, {run_binary, true, 2}},
+      {"", "Mul", 1, kMaxOpset, {run_binary, true, 2}},
+      {"", "Div", 1, kMaxOpset, {run_binary, true, 2}},
+      {"", "Max", 1, kMaxOpset, {run_binary, true, 2}},
+      {"", "Min", 1, kMaxOpset, {run_binary, true, 2}},
       {"", "Softmax", 1, kMaxOpset, {run_softmax, false}},
       {"", "LogSoftmax", 1, kMaxOpset, {run_softmax, false}},
       {"", "Concat", 1, kMaxOpset, {run_concat, false}},

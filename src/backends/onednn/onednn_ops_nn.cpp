@@ -238,7 +238,7 @@ Expected<OpResult> run_pool(Ctx& c, const OpInputs& x, const std::vector<PostOp>
                                              : algorithm::pooling_avg_exclude_padding;
   }
   // Pooling takes its source layout as given (no `any`).
-  dnnl::pooling_v2_forward::desc d(prop_kind::forward_inference, alg, plain_md(X),
+  dnnl::pooling_v2_forward::desc d(prop_kind::forward_inference, alg, layout_of(c, X),
                                    any_md(out, type_of(X)), w->strides, w->kernel,
                                    minus_one(w->dilations), w->pad_begin, w->pad_end);
   auto pd = [&] {
@@ -273,7 +273,7 @@ Expected<OpResult> run_bn(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
   }
   const auto flags = dnnl::normalization_flags::use_global_stats |
                      dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
-  dnnl::batch_normalization_forward::desc d(prop_kind::forward_inference, plain_md(X),
+  dnnl::batch_normalization_forward::desc d(prop_kind::forward_inference, layout_of(c, X),
                                             x.node.attr_float("epsilon", 1e-5f), flags);
   const Tensor scale = convert_float_tensor(x.at(1), DType::kFloat32),
                shift = convert_float_tensor(x.at(2), DType::kFloat32),
@@ -332,14 +332,14 @@ Expected<OpResult> run_ln(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
 
 const std::vector<OpDef>& nn_ops() {
   static const std::vector<OpDef> kOps = {
-      {"", "Conv", 1, kMaxOpset, {run_conv, true}, check_conv},
+      {"", "Conv", 1, kMaxOpset, {run_conv, true, 1}, check_conv},
       {"", "Gemm", 1, kMaxOpset, {run_gemm, true}, check_gemm},
       {"", "MatMul", 1, kMaxOpset, {run_matmul, true}},
-      {"", "MaxPool", 1, kMaxOpset, {run_pool, false}, check_pool},
-      {"", "AveragePool", 1, kMaxOpset, {run_pool, false}, check_pool},
-      {"", "GlobalAveragePool", 1, kMaxOpset, {run_pool, false}},
-      {"", "GlobalMaxPool", 1, kMaxOpset, {run_pool, false}},
-      {"", "BatchNormalization", 1, kMaxOpset, {run_bn, false}, check_bn},
+      {"", "MaxPool", 1, kMaxOpset, {run_pool, false, 1}, check_pool},
+      {"", "AveragePool", 1, kMaxOpset, {run_pool, false, 1}, check_pool},
+      {"", "GlobalAveragePool", 1, kMaxOpset, {run_pool, false, 1}},
+      {"", "GlobalMaxPool", 1, kMaxOpset, {run_pool, false, 1}},
+      {"", "BatchNormalization", 1, kMaxOpset, {run_bn, false, 1}, check_bn},
       {"", "LayerNormalization", 1, kMaxOpset, {run_ln, false}, check_ln},
   };
   return kOps;

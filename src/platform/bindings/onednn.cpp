@@ -1,5 +1,6 @@
 // The `onednn` platform factory:
-// `onednn:isa=avx2,threads=2,conv=winograd,fuse=off,fallback=ref,fpmath=bf16,dtype=bf16`.
+// `onednn:isa=avx2,threads=2,conv=winograd,fuse=off,fallback=ref,fpmath=bf16,dtype=bf16,
+// layout=plain`.
 #include <cpuid.h>
 #include <omp.h>
 
@@ -128,6 +129,13 @@ const KnobTable kKnobs = {
              "rounded to bf16 (nearest even), accumulating in fp32 (autocast's mixed precision; "
              "the kernel's name says which ISA ran)",
      .cause = "precision"},
+    {.key = "layout",
+     .default_value = "blocked",
+     .values = {"blocked", "plain"},
+     .help = "blocked: batch norm, eltwise, pooling and same-shape binary ops run on the layout "
+             "the convolution left (nChw16c/8c), plain copies made only where read; plain: they "
+             "run on row-major tensors (batch norm's ncsp kernel does not fuse its multiply-add)",
+     .cause = "fma"},
 };
 const KnobRegistrar kOnednnKnobs("onednn", kKnobs);
 
@@ -156,6 +164,9 @@ Expected<onednn::Options> parse(const PlatformSpec& spec) {
   auto dtype = choice_option(spec, kKnobs, "dtype");
   if (!dtype.ok()) return dtype.status();
   if (*dtype == "bf16") o.compute = dnnl::memory::data_type::bf16;
+  auto layout = choice_option(spec, kKnobs, "layout");
+  if (!layout.ok()) return layout.status();
+  o.blocked = *layout == "blocked";
   return o;
 }
 
@@ -195,7 +206,9 @@ Expected<std::unique_ptr<Backend>> make(const PlatformSpec& spec) {
 }
 
 const BackendRegistrar kOnednnRegistrar(BackendFactory{
-    "onednn", "oneDNN primitives per ONNX node (knobs: isa, threads, conv, fuse, fallback, fpmath)",
+    "onednn",
+    "oneDNN primitives per ONNX node (knobs: isa, threads, conv, fuse, fallback, fpmath, dtype, "
+    "layout)",
     make, environment});
 
 }  // namespace
@@ -216,6 +229,10 @@ const CandidateRegistrar kOnednnCandidates("onednn", [] {
   out.push_back({"onednn:fuse=off,isa=avx2,threads=1",
                  {"cpu-sweep", "eager"},
                  "eager (no post-op fusion)",
+                 false});
+  out.push_back({"onednn:isa=avx2,layout=plain,threads=1",
+                 {"cpu-sweep"},
+                 "batch norm, eltwise and pooling on row-major copies",
                  false});
   // int8: the two integer paths of x86 (pair saturation without VNNI, exact sums with it).
   for (const char* isa : {"avx2", "avx512_core_vnni"}) {
