@@ -5,11 +5,11 @@ usage: bench_capture.py CLI OUT.json WORKDIR     measures and writes OUT.json
        bench_capture.py --render OUT.json         prints the BENCHMARKS.md section
 
 Exports torchvision's ResNet-18 (seeded weights, 224x224; Debian's python3-torchvision) and runs
-one study of 6 platforms x 8 inputs plus the fp64 oracle three ways: graph outputs only, every
-layer with --keep-tensors classes, every layer with --keep-tensors none. Times each study and
-`compare` on it, and checks that `compare` gives the same JSON from the kept tensor facts as from
-the tensors (a copy with its facts deleted is the baseline), and from a `none` store as from a
-`classes` one. Then the default (demo) study both ways.
+one study of 6 platforms x 8 inputs plus the fp64 oracle four ways: graph outputs only, every
+layer with --keep-tensors classes (the default), origins and none. Times each study and `compare`
+on it, and checks that `compare` gives the same JSON from the kept tensor facts as from the
+tensors (a copy with its facts deleted is the baseline), and from an `origins` or `none` store as
+from a `classes` one, and `origins` too. Then the default (demo) study three ways.
 """
 import json
 import os
@@ -53,7 +53,9 @@ def measure(cli, out, work):
         json.dump({"missing": "torchvision export failed: " + r.stderr[-300:]}, open(out, "w"))
         return
     results = {"studies": {}}
-    for name, flags in (("outputs", ["--layers", "outputs"]), ("classes", ["--layers", "all"]),
+    for name, flags in (("outputs", ["--layers", "outputs"]),
+                        ("origins", ["--layers", "all", "--keep-tensors", "origins"]),
+                        ("classes", ["--layers", "all"]),
                         ("none", ["--layers", "all", "--keep-tensors", "none"])):
         store = os.path.join(work, name + ".db")
         for suffix in ("", "-wal", "-shm"):
@@ -69,7 +71,8 @@ def measure(cli, out, work):
         results["studies"][name] = {"study_seconds": seconds, "bytes": os.path.getsize(store),
                                     "runs": runs, "compare_layers_seconds": layers_s,
                                     "compare_seconds": plain_s}
-        results["studies"][name]["_json"] = (plain, layers)
+        _, origins = timed([cli, "origins", "--store", store, "--json"])
+        results["studies"][name]["_json"] = (plain, layers, origins.replace(store, "STORE"))
         print(f"bench_capture: {name}: {seconds:.1f} s, {os.path.getsize(store) / 1e6:.1f} MB",
               file=sys.stderr)
     # The baseline: the same store without its facts, every layer decoded again.
@@ -84,10 +87,11 @@ def measure(cli, out, work):
     classes, none = results["studies"]["classes"], results["studies"]["none"]
     results["facts_same_as_tensors"] = bare_layers == classes["_json"][1]
     results["none_same_as_classes"] = classes["_json"] == none["_json"]
+    results["origins_same_as_classes"] = classes["_json"] == results["studies"]["origins"]["_json"]
     for s in results["studies"].values():
         del s["_json"]
     demo = {}
-    for keep in ("classes", "none"):
+    for keep in ("origins", "classes", "none"):
         folder = os.path.join(work, "demo-" + keep)
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
@@ -97,7 +101,8 @@ def measure(cli, out, work):
         demo[keep] = {"seconds": seconds, "bytes": os.path.getsize(store),
                       "_json": json.dumps(j).replace(folder, "DIR")}
     results["demo"] = {k: {x: y for x, y in v.items() if x != "_json"} for k, v in demo.items()}
-    results["demo_same_compare"] = demo["classes"]["_json"] == demo["none"]["_json"]
+    results["demo_same_compare"] = (demo["classes"]["_json"] == demo["none"]["_json"] ==
+                                    demo["origins"]["_json"])
     json.dump(results, open(out, "w"), indent=1)
 
 
@@ -112,12 +117,14 @@ def render(res):
     print("## Capture at scale: every layer of every run (issue [Capture at scale])\n")
     print("`scripts/bench_capture.py` (run by `scripts/bench`): torchvision ResNet-18 (seeded, "
           "224x224) in one `infergap study --inputs 8 " + " ".join(PLATFORMS) +
-          " --no-self-check` (6 platforms x 8 inputs plus the fp64 oracle), three ways, in one "
+          " --no-self-check` (6 platforms x 8 inputs plus the fp64 oracle), four ways, in one "
           "run:\n")
     print("| | study | ratio | store | per run | `compare --layers` | `compare` |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for name, label in (("outputs", "`--layers outputs`"), ("classes", "`--layers all` "
-                        "(`--keep-tensors classes`)"), ("none", "`--layers all --keep-tensors none`")):
+    for name, label in (("outputs", "`--layers outputs`"),
+                        ("origins", "`--layers all --keep-tensors origins`"),
+                        ("classes", "`--layers all` (`--keep-tensors classes`)"),
+                        ("none", "`--layers all --keep-tensors none`")):
         x = s[name]
         print(f"| {label} | {x['study_seconds']:.1f} s | "
               f"{x['study_seconds'] / base['study_seconds']:.2f} | {mb(x):.1f} MB | "
@@ -128,10 +135,12 @@ def render(res):
           f"with them: {s['classes']['compare_layers_seconds']:.2f} s "
           f"(x{s['classes']['compare_layers_seconds'] / res['compare_layers_decoding_seconds']:.2f}). "
           f"Same JSON from facts as from tensors: {'yes' if res['facts_same_as_tensors'] else '**no**'}; "
-          f"`none` store against `classes` store, `compare` and `compare --layers`: "
-          f"{'identical' if res['none_same_as_classes'] else '**different**'}.\n")
+          f"`none` and `origins` stores against the `classes` store, `compare`, `compare --layers` "
+          f"and `origins`: {'identical' if res['none_same_as_classes'] else '**different**'}, "
+          f"{'identical' if res.get('origins_same_as_classes') else '**different**'}.\n")
     d = res["demo"]
-    print(f"The demo study (`infergap study`, no model): {d['classes']['bytes'] / 1e6:.1f} MB with "
+    print(f"The demo study (`infergap study`, no model): {d['origins']['bytes'] / 1e6:.1f} MB with "
+          f"`origins` ({d['origins']['seconds']:.1f} s), {d['classes']['bytes'] / 1e6:.1f} MB with "
           f"`classes` ({d['classes']['seconds']:.1f} s), {d['none']['bytes'] / 1e6:.1f} MB with "
           f"`none` ({d['none']['seconds']:.1f} s); `compare --json` "
           f"{'identical' if res['demo_same_compare'] else '**different**'}.\n")
@@ -144,20 +153,22 @@ def goals(res):
     s = res["studies"]
     yes = lambda ok: "yes" if ok else "no"
     ratio = s["classes"]["study_seconds"] / s["outputs"]["study_seconds"]
-    per_run = {k: s[k]["bytes"] / 1e6 / s[k]["runs"] for k in ("classes", "none")}
+    per_run = {k: s[k]["bytes"] / 1e6 / s[k]["runs"] for k in ("origins", "classes", "none")}
     layers = s["classes"]["compare_layers_seconds"]
     demo = {k: v["bytes"] / 1e6 for k, v in res["demo"].items()}
     return [
         ("ResNet-18 all-layer study <= 1.5x outputs-only (issue [Capture at scale])",
          f"{ratio:.2f}", yes(ratio <= 1.5)),
         ("ResNet-18 store <= 2.5 MB per run",
-         f"classes {per_run['classes']:.2f} MB, none {per_run['none']:.2f} MB",
-         f"with `--keep-tensors none` {yes(per_run['none'] <= 2.5)}, with classes "
+         f"classes (default) {per_run['classes']:.2f} MB, origins {per_run['origins']:.2f} MB, "
+         f"none {per_run['none']:.2f} MB",
+         f"with `--keep-tensors origins` {yes(per_run['origins'] <= 2.5)}, by default "
          f"{yes(per_run['classes'] <= 2.5)}"),
         ("`compare --layers` on it <= 2 s", f"{layers:.2f} s", yes(layers <= 2)),
         ("demo store <= 25 MB, same `compare --json`",
-         f"classes {demo['classes']:.1f} MB, none {demo['none']:.1f} MB",
-         f"with `--keep-tensors none` {yes(demo['none'] <= 25 and res['demo_same_compare'])}, "
+         f"origins {demo['origins']:.1f} MB, classes {demo['classes']:.1f} MB, "
+         f"none {demo['none']:.1f} MB",
+         f"with `--keep-tensors origins` {yes(demo['origins'] <= 25 and res['demo_same_compare'])}, "
          f"with classes {yes(demo['classes'] <= 25)}"),
     ]
 

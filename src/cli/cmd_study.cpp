@@ -1,7 +1,7 @@
 // infergap study --model M... -p SPEC... --store DB [--input NAME=SPEC...] [--shape NAME=DIMS...]
 //   [--dim SYMBOL=SIZE...] [--inputs N]
 //   [--seed S] [--oracle SPEC] [--repeat N] [--layers all|outputs] [--timeout S]
-//   [--max-memory SIZE] [--trace-budget SIZE] [--keep-tensors classes|none] [--no-report]
+//   [--max-memory SIZE] [--trace-budget SIZE] [--keep-tensors classes|origins|none] [--no-report]
 //   [--no-self-check] [--json] (writes <store dir>/report.html at the end unless --no-report)
 // infergap merge A.db B.db ... -o C.db [--json]
 #include <algorithm>
@@ -131,10 +131,13 @@ void add_study_store_options(CLI::App* cmd, StudyArgs& a) {
                   "Study store: a SQLite file, or postgresql://user@host/db (a fleet's)")
       ->capture_default_str();
   cmd->add_option("--keep-tensors", a.keep_tensors,
-                  "classes: every distinct tensor (one per class per node); none: only graph "
-                  "outputs, inputs and self-check re-runs, inner layers as hashes and the numbers "
-                  "compare needs (no export or explain of inner layers, no platforms added later)")
-      ->check(CLI::IsMember({"classes", "none"}))
+                  "classes: every distinct tensor (one per class per node); origins: graph "
+                  "outputs, inputs, self-check re-runs, the inputs and outputs of the nodes where "
+                  "divergences are born (what explain and attribute read) and what compare and "
+                  "origins read beyond their facts, other layers as hashes; none: not even the "
+                  "origins (no export or explain of dropped layers, no platforms added later, no "
+                  "--parent per layer)")
+      ->check(CLI::IsMember({"classes", "origins", "none"}))
       ->capture_default_str();
   cmd->add_option("--shard", a.shard,
                   "I/N: run only the cases (model x input set) whose index is I modulo N")
@@ -168,8 +171,10 @@ Expected<StudyPlan> study_plan(const StudyArgs& a) {
   opt.trace_budget_bytes = a.trace_budget.bytes();
   opt.all_layers = a.layers == "all";
   opt.oracle = oracle_from_choice(a.oracle);
-  return StudyPlan{opt,         a.store, a.presets, !a.no_self_check, a.keep_tensors == "none",
-                   !a.no_report};
+  const KeepTensors keep = a.keep_tensors == "none"      ? KeepTensors::kNone
+                           : a.keep_tensors == "origins" ? KeepTensors::kOrigins
+                                                         : KeepTensors::kClasses;
+  return StudyPlan{opt, a.store, a.presets, !a.no_self_check, keep, !a.no_report};
 }
 
 // The study's steps with a progress bar on stderr; in text mode, its announcements on stderr too.

@@ -52,6 +52,12 @@ struct PruneCounts {
   int64_t tensors = 0, bytes = 0;  // dropped, and their encoded bytes
 };
 
+// Values of one case (model and input set) whose tensors a prune keeps on every run of the case.
+struct CaseValues {
+  std::string model, input;  // RunKey's hashes
+  std::set<std::string> values;
+};
+
 struct RunKey {
   std::string model;  // model content hash (hex)
   std::string input;  // input-set hash (hex)
@@ -211,9 +217,11 @@ class Store {
   Expected<std::vector<PlatformLibrary>> platform_libraries() const;
   // Facts already there are kept (they cannot differ: they are functions of content).
   Status put_tensor_facts(const std::vector<TensorFact>& facts);
-  // Drops the bytes of every tensor no graph output, input or self-check re-run needs (their
-  // rows and hashes stay; reading one says it was not kept), and gives the space back.
-  Expected<PruneCounts> drop_inner_tensors();
+  // Drops the bytes of every tensor no graph output, input, self-check re-run, value of `keep` or
+  // tensor of `keep_tensors` needs (their rows and hashes stay; reading one says it was not kept),
+  // and gives the space back.
+  Expected<PruneCounts> drop_inner_tensors(const std::vector<CaseValues>& keep = {},
+                                           const std::vector<TensorKey>& keep_tensors = {});
 
   // Unions the store at `other` into this one; existing runs (by key) are kept.
   // A store of another schema version is refused with both versions named.

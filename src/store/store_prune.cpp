@@ -1,6 +1,7 @@
-// --keep-tensors none (docs/STUDY.md "Keeping tensors"): once a study has learned its tensor facts,
-// inner-layer tensors are dropped; graph outputs, inputs and self-check re-runs stay, with every
-// tensor one of them is XOR-encoded against (store/tensor_blob.h).
+// --keep-tensors none and origins (docs/STUDY.md "Keeping tensors"): once a study has learned its
+// tensor facts, inner-layer tensors are dropped; graph outputs, inputs, self-check re-runs and the
+// values the caller names (origins: the inputs and outputs of the nodes where divergences are born)
+// stay, with every tensor one of them is XOR-encoded against (store/tensor_blob.h).
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -27,10 +28,24 @@ Status collect(sqlite3* db, const char* sql, std::set<Row>& out) {
 
 }  // namespace
 
-Expected<PruneCounts> Store::drop_inner_tensors() {
+Expected<PruneCounts> Store::drop_inner_tensors(const std::vector<CaseValues>& values,
+                                                const std::vector<TensorKey>& tensors) {
   std::set<Row> keep;
+  for (const auto& k : tensors)
+    keep.insert({hash_hex(k.hash), dtype_name(k.dtype), shape_json(k.shape)});
   IG_RETURN_IF_ERROR(collect(
       db_, "SELECT DISTINCT hash, dtype, shape FROM node_outputs WHERE is_output = 1", keep));
+  for (const auto& c : values) {
+    sql::Stmt st(db_,
+                 "SELECT DISTINCT o.hash, o.dtype, o.shape FROM node_outputs o JOIN runs r ON "
+                 "r.id = o.run WHERE r.model = ? AND r.input = ? AND o.value = ?");
+    for (const auto& value : c.values) {
+      st.reset();
+      st.bind(1, c.model).bind(2, c.input).bind(3, value);
+      while (st.step()) keep.insert({st.text(0), st.text(1), st.text(2)});
+      IG_RETURN_IF_ERROR(st.status());
+    }
+  }
   IG_RETURN_IF_ERROR(
       collect(db_, "SELECT hash, dtype, shape FROM self_checks WHERE hash != ''", keep));
   IG_ASSIGN_OR_RETURN(const auto inputs, this->inputs());

@@ -120,8 +120,9 @@ Expected<std::string> Store::tensor_blob(const TensorKey& key) const {
   }
   if (st.is_null(1))
     return not_found(
-        "{}: tensor {} {}{} {} (the study ran with --keep-tensors none; its hash and "
-        "the numbers computed from it are)",
+        "{}: tensor {} {}{} {} (the study ran with --keep-tensors none or origins, which keep "
+        "graph outputs, inputs and the nodes where divergences are born; its hash and the "
+        "numbers computed from it are kept)",
         path_, hash, dtype_name(key.dtype), shape_to_string(key.shape), kNotKept);
   const int64_t numel = shape_numel(key.shape);
   if (numel < 0 ||

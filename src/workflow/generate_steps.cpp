@@ -139,6 +139,7 @@ Status store_and_locate(const GenerateRequest& request, const std::vector<StepFe
   plan.store_path = request.store_path;
   plan.self_check = false;
   plan.report = false;
+  plan.keep_tensors = KeepTensors::kClasses;  // locating reads the steps' inner layers
   IG_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store, Store::open(request.store_path));
   StudyHooks study_hooks;
   study_hooks.note = hooks.note;

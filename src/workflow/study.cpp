@@ -5,10 +5,12 @@
 #include "core/strings.h"
 #include "model/parent_record.h"
 
+#include "analysis/compare/origins.h"
 #include "analysis/learn_facts.h"
 #include "analysis/self_check/plan.h"
 #include "report/report.h"
 #include "store/pg_store.h"
+#include "views/study_reports.h"
 #include "worker/probe.h"
 #include "workflow/study_setup.h"
 
@@ -44,6 +46,47 @@ Status learn_store_facts(Store& store, const char* command, uint64_t budget_byte
 
 namespace {
 
+// What --keep-tensors origins keeps besides graph outputs, inputs and self-checks: per case, the
+// inputs and outputs of every node where a divergence is born (where two platforms part with equal
+// inputs, every pair's origins, and where a class splits: what explain, attribute and reduce start
+// from), and every tensor that compare (with --layers), origins and origins --oracle read beyond
+// the learned facts (a quantized pair's steps, integer tensors): those analyses are run here with
+// a loader that records what they read, so a pruned store gives them what the whole one gives.
+struct OriginTensors {
+  std::vector<CaseValues> values;
+  std::vector<TensorKey> read;
+};
+
+Expected<OriginTensors> origin_tensors(const Store& store, const Catalog& catalog,
+                                       uint64_t budget_bytes) {
+  IG_ASSIGN_OR_RETURN(auto study, load_study(store));
+  OriginTensors out;
+  const TensorLoader load = study.load;
+  study.load = [&out, load](const TensorKey& key) -> Expected<Tensor> {
+    out.read.push_back(key);
+    return load(key);
+  };
+  TensorCache cache(study, in_flight_share(budget_bytes));
+  IG_ASSIGN_OR_RETURN(const auto origins, study_origins(study, "", "", cache));
+  for (const auto& co : origins) {
+    CaseValues v{co.c->model, co.c->input, {}};
+    auto add = [&](const Origin& o) {
+      v.values.insert(o.inputs.begin(), o.inputs.end());
+      v.values.insert(o.outputs.begin(), o.outputs.end());
+    };
+    for (const auto& pair : co.pairs)
+      for (const auto& o : pair.induced) add(o);
+    for (const auto& split : co.splits) add(split.node);
+    if (!v.values.empty()) out.values.push_back(std::move(v));
+  }
+  for (const bool layers : {false, true}) {
+    IG_RETURN_IF_ERROR(
+        compare_report(study, CompareReportOptions{layers, layers, catalog.knobs}, cache).status());
+  }
+  if (!study.oracles.empty()) IG_RETURN_IF_ERROR(oracle_origins_report(study, cache).status());
+  return out;
+}
+
 // The self-check (study/self_check.h) of the study's runs on this host.
 Expected<SelfCheckSummary> self_check_study(Store& store, WorkerPool& pool, const Catalog& catalog,
                                             const StudyOptions& options, const std::string& host) {
@@ -68,8 +111,11 @@ Status after_the_runs(Store& store, WorkerPool& pool, const Catalog& catalog, co
     if (out.self_checks->executed > 0)
       IG_RETURN_IF_ERROR(learn_store_facts(store, "study", budget));
   }
-  if (plan.keep_no_tensors) {
+  if (plan.keep_tensors == KeepTensors::kNone) {
     IG_ASSIGN_OR_RETURN(out.dropped, store.drop_inner_tensors());
+  } else if (plan.keep_tensors == KeepTensors::kOrigins && plan.options.all_layers) {
+    IG_ASSIGN_OR_RETURN(const auto keep, origin_tensors(store, catalog, budget));
+    IG_ASSIGN_OR_RETURN(out.dropped, store.drop_inner_tensors(keep.values, keep.read));
   }
   return Status::Ok();
 }

@@ -15,12 +15,17 @@
 
 namespace ig {
 
+// Which tensors' bytes a study keeps once it has learned its facts (docs/STUDY.md "Keeping
+// tensors"): every distinct one; those of graph outputs, inputs and the nodes where divergences are
+// born; or only graph outputs and inputs.
+enum class KeepTensors { kClasses, kOrigins, kNone };
+
 struct StudyPlan {
   StudyOptions options;              // no models: the default study
   std::string store_path;            // as given: a SQLite file or a postgresql:// URL
   std::vector<std::string> presets;  // with no platform and no preset: demo
   bool self_check = true;
-  bool keep_no_tensors = false;  // --keep-tensors none
+  KeepTensors keep_tensors = KeepTensors::kClasses;
   bool report = true;
 };
 

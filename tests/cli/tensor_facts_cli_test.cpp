@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "../support/cli.h"
 #include "../support/mini_resnet.h"
@@ -37,6 +38,14 @@ void sql_exec(const std::string& db, const std::string& sql) {
   sqlite3_close(h);
 }
 
+// `j` with the store's path replaced, so that two stores' answers can be compared.
+nlohmann::json without_paths(const nlohmann::json& j, const std::string& path) {
+  std::string text = j.dump();
+  for (size_t at = text.find(path); at != std::string::npos; at = text.find(path, at))
+    text.replace(at, path.size(), "STORE");
+  return nlohmann::json::parse(text);
+}
+
 TEST(TensorFactsCli, CompareFromKeptFactsEqualsCompareFromTensors) {
   TempDir dir;
   const std::string model = testing::write_model(testing::mini_resnet(), dir.file("m.onnx"));
@@ -44,7 +53,7 @@ TEST(TensorFactsCli, CompareFromKeptFactsEqualsCompareFromTensors) {
   // Platforms that split at different layers, and the fp64 oracle: every kind of fact.
   const auto study = run_cli("study --model " + model +
                              " -p ref -p ref:acc=lanes8 -p ref:fma=on --inputs 2 --no-report "
-                             "--no-self-check --store " +
+                             "--no-self-check --keep-tensors classes --store " +
                              db);
   ASSERT_EQ(study.exit_code, 0) << study.err;
   for (const char* kind : {"oracle_error", "rp", "deviating"})
@@ -101,7 +110,7 @@ TEST(TensorFactsCli, KeepTensorsNoneGivesTheSameComparisonInASmallerStore) {
                             " -p ref -p ref:acc=lanes8 -p ref:fma=on --inputs 2 --no-report "
                             "--json --store ";
   const std::string all = dir.file("classes.db"), none = dir.file("none.db");
-  cli_json(study + all);
+  cli_json(study + all + " --keep-tensors classes");
   const auto summary = cli_json(study + none + " --keep-tensors none");
   EXPECT_GT(summary["tensors_dropped"]["tensors"].get<int64_t>(), 0);
   const std::string bytes = "SELECT coalesce(sum(length(data)), 0) FROM tensors";
@@ -111,12 +120,6 @@ TEST(TensorFactsCli, KeepTensorsNoneGivesTheSameComparisonInASmallerStore) {
   EXPECT_EQ(sql_count(none, "SELECT count(*) FROM node_outputs"),
             sql_count(all, "SELECT count(*) FROM node_outputs"));
 
-  auto without_paths = [&](nlohmann::json j, const std::string& path) {
-    std::string text = j.dump();
-    for (size_t at = text.find(path); at != std::string::npos; at = text.find(path, at))
-      text.replace(at, path.size(), "STORE");
-    return nlohmann::json::parse(text);
-  };
   for (const std::string flags : {"--json", "--layers --json"}) {
     const auto a = without_paths(cli_json("compare " + flags + " --store " + all), all);
     const auto b = without_paths(cli_json("compare " + flags + " --store " + none), none);
@@ -141,7 +144,8 @@ TEST(TensorFactsCli, KeepTensorsNoneGivesTheSameComparisonInASmallerStore) {
   r = run_cli("export --store " + none + " --run " + run + " --node " + inner + " -o " +
               dir.file("x.npy"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("was not kept (the study ran with --keep-tensors none"), std::string::npos)
+  EXPECT_NE(r.err.find("was not kept (the study ran with --keep-tensors none or origins"),
+            std::string::npos)
       << r.err;
 
   // Merged with a store that kept them, the tensors come back (the `none` store first, so its
@@ -180,6 +184,60 @@ TEST(TensorFactsCli, KeepTensorsNoneGivesTheSameComparisonInASmallerStore) {
   EXPECT_EQ(sql_text(empty, version), "5");
   cli_json(study + all + " --keep-tensors none");
   EXPECT_EQ(sql_text(all, version), "5");
+}
+
+// --keep-tensors origins: the tensors of the nodes where divergences are born stay
+// on every run of their case, so explain reads them; other inner layers go, and compare, compare
+// --layers and origins give what a store that kept every tensor gives.
+TEST(TensorFactsCli, KeepTensorsOriginsKeepsWhatExplainReads) {
+  TempDir dir;
+  const std::string model = testing::write_model(testing::mini_resnet(), dir.file("m.onnx"));
+  const std::string study = "study --model " + model +
+                            " -p ref -p ref:acc=lanes8 -p ref:fma=on --inputs 2 --no-report "
+                            "--json --store ";
+  const std::string all = dir.file("classes.db"), kept = dir.file("origins.db");
+  cli_json(study + all + " --keep-tensors classes");
+  const auto summary = cli_json(study + kept + " --keep-tensors origins");
+  EXPECT_GT(summary["tensors_dropped"]["tensors"].get<int64_t>(), 0);
+  const std::string bytes = "SELECT coalesce(sum(length(data)), 0) FROM tensors";
+  EXPECT_LT(sql_count(kept, bytes), sql_count(all, bytes));
+
+  for (const std::string command :
+       {"compare --json", "compare --layers --json", "origins --json"}) {
+    const auto a = without_paths(cli_json(command + " --store " + all), all);
+    const auto b = without_paths(cli_json(command + " --store " + kept), kept);
+    EXPECT_EQ(a, b) << command;
+  }
+  // Every origin's inputs and outputs have their bytes on every run.
+  const auto origins = cli_json("origins --json --store " + kept);
+  std::set<std::string> values;
+  for (const auto& o : origins["set"]) {
+    for (const auto& v : o["inputs"]) values.insert(v.get<std::string>());
+    for (const auto& v : o["outputs"]) values.insert(v.get<std::string>());
+  }
+  ASSERT_FALSE(values.empty()) << origins.dump();
+  for (const auto& v : values) {
+    EXPECT_EQ(sql_count(kept,
+                        "SELECT count(*) FROM node_outputs o JOIN tensors t ON t.hash = o.hash AND "
+                        "t.dtype = o.dtype AND t.shape = o.shape WHERE t.data IS NULL AND "
+                        "o.value = '" +
+                            v + "'"),
+              0)
+        << v;
+  }
+  // Inner layers that are no origin's are gone, their rows stay.
+  EXPECT_GT(sql_count(kept, "SELECT count(*) FROM tensors WHERE data IS NULL"), 0);
+  EXPECT_EQ(sql_count(kept, "SELECT count(*) FROM node_outputs"),
+            sql_count(all, "SELECT count(*) FROM node_outputs"));
+  // explain of the first split reads the kept tensors and says what classes' store says.
+  const std::string node = origins["set"][0]["node"].get<std::string>();
+  for (const std::string platform : {"ref:acc=lanes8", "ref:fma=on"}) {
+    const std::string explain =
+        "explain --json --max-trials 40 --platform " + platform + " --node " + node + " --store ";
+    const auto a = without_paths(cli_json(explain + all), all);
+    const auto b = without_paths(cli_json(explain + kept), kept);
+    EXPECT_EQ(a, b) << platform;
+  }
 }
 
 // A platform added to a store that dropped its inner tensors: its runs are stored and compared by
