@@ -154,20 +154,30 @@ class OnednnRun : public LibraryRun {
       if ((*post_native)[i]) ctx_.native_in[&post[i].other] = (*post_native)[i];
     ctx_.cache.key = ctx_.cache.enabled ? cache_key(x, post) : "";
     ctx_.keep_native = def->run.native_sources > 0 && single_output(last ? *last : node);
-    auto done = [&] {
-      ctx_.cache.key.clear();
-      ctx_.native_in.clear();
-      ctx_.keep_native = false;
-    };
+    const NodeScope scope(ctx_);
     try {
-      auto r = def->run.fn(ctx_, x, post);
-      done();
-      return r;
+      return def->run.fn(ctx_, x, post);
     } catch (const dnnl::error& e) {
-      done();
       return from_dnnl(node, e);
     }
   }
+
+  // Ends what run_native set up for one node, however the node ends (an exception included): the
+  // next primitive, an int8 group's too, must not see this node's sources or keep its output.
+  class NodeScope {
+   public:
+    explicit NodeScope(onednn::Ctx& c) : c_(c) {}
+    ~NodeScope() {
+      c_.cache.key.clear();
+      c_.native_in.clear();
+      c_.keep_native = false;
+    }
+    NodeScope(const NodeScope&) = delete;
+    NodeScope& operator=(const NodeScope&) = delete;
+
+   private:
+    onednn::Ctx& c_;
+  };
 
   Expected<NativeOutputs> run_int8(const Model& model, const QdqGroup& grp,
                                    const TensorLookup& lookup, const std::string& key_prefix) {
