@@ -103,31 +103,44 @@ std::string sql_text(const std::string& db, const std::string& sql) {
   return out;
 }
 
-TEST(TensorFactsCli, KeepTensorsNoneGivesTheSameComparisonInASmallerStore) {
-  TempDir dir;
+// The same study of mini_resnet on three platforms twice: once keeping every tensor, once with
+// `--keep-tensors keep`, which must drop some. `study` is the command, a store path to follow.
+struct TwoStores {
+  std::string study, all, pruned;
+};
+TwoStores study_kept_and_pruned(TempDir& dir, const std::string& keep) {
   const std::string model = testing::write_model(testing::mini_resnet(), dir.file("m.onnx"));
   const std::string study = "study --model " + model +
                             " -p ref -p ref:acc=lanes8 -p ref:fma=on --inputs 2 --no-report "
                             "--json --store ";
-  const std::string all = dir.file("classes.db"), none = dir.file("none.db");
-  cli_json(study + all + " --keep-tensors classes");
-  const auto summary = cli_json(study + none + " --keep-tensors none");
+  const TwoStores s{study, dir.file("classes.db"), dir.file(keep + ".db")};
+  cli_json(study + s.all + " --keep-tensors classes");
+  const auto summary = cli_json(study + s.pruned + " --keep-tensors " + keep);
   EXPECT_GT(summary["tensors_dropped"]["tensors"].get<int64_t>(), 0);
+  return s;
+}
+
+// Inner tensors' bytes are gone from the pruned store, their hashes stay (every layer row is still
+// there), and each command answers on it what it answers on the whole store.
+void expect_rows_and_answers_kept(const TwoStores& s, const std::vector<std::string>& commands) {
+  EXPECT_GT(sql_count(s.pruned, "SELECT count(*) FROM tensors WHERE data IS NULL"), 0);
+  EXPECT_EQ(sql_count(s.pruned, "SELECT count(*) FROM node_outputs"),
+            sql_count(s.all, "SELECT count(*) FROM node_outputs"));
+  for (const auto& command : commands) {
+    const auto a = without_paths(cli_json(command + " --store " + s.all), s.all);
+    const auto b = without_paths(cli_json(command + " --store " + s.pruned), s.pruned);
+    EXPECT_EQ(a, b) << command;
+  }
+}
+
+TEST(TensorFactsCli, KeepTensorsNoneGivesTheSameComparisonInASmallerStore) {
+  TempDir dir;
+  const TwoStores stores = study_kept_and_pruned(dir, "none");
+  const std::string &study = stores.study, &all = stores.all, &none = stores.pruned;
   const std::string bytes = "SELECT coalesce(sum(length(data)), 0) FROM tensors";
   EXPECT_LT(sql_count(none, bytes), sql_count(all, bytes) / 2);
-  // Inner tensors are gone, their hashes stay: every layer row is still there.
-  EXPECT_GT(sql_count(none, "SELECT count(*) FROM tensors WHERE data IS NULL"), 0);
-  EXPECT_EQ(sql_count(none, "SELECT count(*) FROM node_outputs"),
-            sql_count(all, "SELECT count(*) FROM node_outputs"));
-
-  for (const std::string flags : {"--json", "--layers --json"}) {
-    const auto a = without_paths(cli_json("compare " + flags + " --store " + all), all);
-    const auto b = without_paths(cli_json("compare " + flags + " --store " + none), none);
-    EXPECT_EQ(a, b) << flags;
-  }
-  const auto origins_a = without_paths(cli_json("origins --json --store " + all), all);
-  const auto origins_b = without_paths(cli_json("origins --json --store " + none), none);
-  EXPECT_EQ(origins_a, origins_b);
+  expect_rows_and_answers_kept(stores,
+                               {"compare --json", "compare --layers --json", "origins --json"});
 
   // Graph outputs can be exported; an inner layer says it was not kept.
   const std::string run = sql_text(none, "SELECT min(run) FROM node_outputs");
@@ -191,23 +204,13 @@ TEST(TensorFactsCli, KeepTensorsNoneGivesTheSameComparisonInASmallerStore) {
 // --layers and origins give what a store that kept every tensor gives.
 TEST(TensorFactsCli, KeepTensorsOriginsKeepsWhatExplainReads) {
   TempDir dir;
-  const std::string model = testing::write_model(testing::mini_resnet(), dir.file("m.onnx"));
-  const std::string study = "study --model " + model +
-                            " -p ref -p ref:acc=lanes8 -p ref:fma=on --inputs 2 --no-report "
-                            "--json --store ";
-  const std::string all = dir.file("classes.db"), kept = dir.file("origins.db");
-  cli_json(study + all + " --keep-tensors classes");
-  const auto summary = cli_json(study + kept + " --keep-tensors origins");
-  EXPECT_GT(summary["tensors_dropped"]["tensors"].get<int64_t>(), 0);
+  const TwoStores stores = study_kept_and_pruned(dir, "origins");
+  const std::string &all = stores.all, &kept = stores.pruned;
   const std::string bytes = "SELECT coalesce(sum(length(data)), 0) FROM tensors";
   EXPECT_LT(sql_count(kept, bytes), sql_count(all, bytes));
-
-  for (const std::string command :
-       {"compare --json", "compare --layers --json", "origins --json"}) {
-    const auto a = without_paths(cli_json(command + " --store " + all), all);
-    const auto b = without_paths(cli_json(command + " --store " + kept), kept);
-    EXPECT_EQ(a, b) << command;
-  }
+  // Inner layers that are no origin's are gone, their rows stay; the answers are the same.
+  expect_rows_and_answers_kept(stores,
+                               {"compare --json", "compare --layers --json", "origins --json"});
   // Every origin's inputs and outputs have their bytes on every run.
   const auto origins = cli_json("origins --json --store " + kept);
   std::set<std::string> values;
@@ -225,10 +228,6 @@ TEST(TensorFactsCli, KeepTensorsOriginsKeepsWhatExplainReads) {
               0)
         << v;
   }
-  // Inner layers that are no origin's are gone, their rows stay.
-  EXPECT_GT(sql_count(kept, "SELECT count(*) FROM tensors WHERE data IS NULL"), 0);
-  EXPECT_EQ(sql_count(kept, "SELECT count(*) FROM node_outputs"),
-            sql_count(all, "SELECT count(*) FROM node_outputs"));
   // explain of the first split reads the kept tensors and says what classes' store says.
   const std::string node = origins["set"][0]["node"].get<std::string>();
   for (const std::string platform : {"ref:acc=lanes8", "ref:fma=on"}) {
