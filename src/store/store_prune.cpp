@@ -35,15 +35,17 @@ Expected<PruneCounts> Store::drop_inner_tensors(const std::vector<CaseValues>& v
     keep.insert({hash_hex(k.hash), dtype_name(k.dtype), shape_json(k.shape)});
   IG_RETURN_IF_ERROR(collect(
       db_, "SELECT DISTINCT hash, dtype, shape FROM node_outputs WHERE is_output = 1", keep));
-  for (const auto& c : values) {
-    sql::Stmt st(db_,
-                 "SELECT DISTINCT o.hash, o.dtype, o.shape FROM node_outputs o JOIN runs r ON "
-                 "r.id = o.run WHERE r.model = ? AND r.input = ? AND o.value = ?");
-    for (const auto& value : c.values) {
-      st.reset();
-      st.bind(1, c.model).bind(2, c.input).bind(3, value);
-      while (st.step()) keep.insert({st.text(0), st.text(1), st.text(2)});
-      IG_RETURN_IF_ERROR(st.status());
+  {
+    sql::Stmt by_value(db_,
+                       "SELECT DISTINCT o.hash, o.dtype, o.shape FROM node_outputs o JOIN runs r "
+                       "ON r.id = o.run WHERE r.model = ? AND r.input = ? AND o.value = ?");
+    for (const auto& c : values) {
+      for (const auto& value : c.values) {
+        by_value.reset();
+        by_value.bind(1, c.model).bind(2, c.input).bind(3, value);
+        while (by_value.step()) keep.insert({by_value.text(0), by_value.text(1), by_value.text(2)});
+        IG_RETURN_IF_ERROR(by_value.status());
+      }
     }
   }
   IG_RETURN_IF_ERROR(

@@ -112,8 +112,8 @@ class OnednnRun : public LibraryRun {
   // is (a fused group's last).
   NativeOutputs outputs(const Node& last, OpResult r) {
     if (!r.native) return NativeOutputs{{Value::of(std::move(r.out))}, r.impl};
-    native_[last.outputs[0]] = std::move(r);
-    return NativeOutputs{{}, native_[last.outputs[0]].impl};
+    const OpResult& kept = native_[last.outputs[0]] = std::move(r);
+    return NativeOutputs{{}, kept.impl};
   }
 
   // Only the first output named: the result is the one value a kept output stands for.
