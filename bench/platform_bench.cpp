@@ -56,6 +56,9 @@ const BenchPlatform kPlatforms[] = {
     // The plain-layout path: normalization, eltwise and pooling on row-major tensors.
     {"onednn_plain_untraced", "onednn:threads=1,fallback=ref,layout=plain", false},
     {"onednn_plain_traced", "onednn:threads=1,fallback=ref,layout=plain", true},
+    // Batch norm as oneDNN's own primitive, not the convolution's post-ops (bn=postops).
+    {"onednn_bnprim_untraced", "onednn:threads=1,fallback=ref,bn=primitive", false},
+    {"onednn_bnprim_traced", "onednn:threads=1,fallback=ref,bn=primitive", true},
     {"ort_all_traced", "ort:opt=all,threads=1", true},
     // PyPI's ORT in python: the same capture through another binding (node copies every output
     // into a JavaScript array).

@@ -1,6 +1,8 @@
 // Layouts between the oneDNN backend's primitives: a fused residual Add must not pin its
 // convolution to plain layouts (where oneDNN has only its slow gemm:jit kernel), and
 // normalization follows the convolution's layout unless layout=plain.
+#include <cstdio>
+
 #include "backend_test_util.h"
 
 namespace ig::testing {
@@ -71,10 +73,11 @@ FoldedMatches folded_bn_matches(const Model& model, const Tensor& x, const Tenso
   return m;
 }
 
-// layout=blocked (the default) runs BatchNormalization on the convolution's nChw16c output with
-// oneDNN's JIT kernel, which fuses the folded formula's multiply-add; layout=plain runs its ncsp
-// kernel on a row-major copy, which does not (ref:bn=folded with fma=on and off). The final
-// outputs of a run that makes no plain copies between primitives equal the traced run's.
+// With bn=primitive, layout=blocked (the default) runs BatchNormalization on the convolution's
+// nChw16c output with oneDNN's JIT kernel, which fuses the folded formula's multiply-add;
+// layout=plain runs its ncsp kernel on a row-major copy, which does not (ref:bn=folded with fma=on
+// and off). The final outputs of a run that makes no plain copies between primitives equal the
+// traced run's.
 TEST(OnednnLayout, BatchNormFollowsTheConvolutionsLayoutUnlessPlain) {
   TempDir dir;
   auto model = load_model(save(conv_bn_relu_conv(), dir.path.string(), "cbrc.onnx"));
@@ -84,13 +87,13 @@ TEST(OnednnLayout, BatchNormFollowsTheConvolutionsLayoutUnlessPlain) {
   const Outcome ref = run_platform("ref", *model, feeds);
   ASSERT_TRUE(ref.status.ok()) << ref.status.to_string();
   std::map<std::string, Tensor> finals;
-  for (const char* spec : {"onednn", "onednn:layout=plain"}) {
+  for (const char* spec : {"onednn:bn=primitive", "onednn:bn=primitive,layout=plain"}) {
     SCOPED_TRACE(spec);
     const Outcome o = run_platform(spec, *model, feeds);
     ASSERT_TRUE(o.status.ok()) << o.status.to_string();
     std::map<std::string, NodeReport> report;
     for (const auto& [node, r] : o.reports) report[node] = r;
-    const bool blocked = std::string(spec) == "onednn";
+    const bool blocked = std::string(spec) == "onednn:bn=primitive";
     EXPECT_EQ(report["bn"].note.find("ncsp") == std::string::npos, blocked) << report["bn"].note;
     const FoldedMatches m = folded_bn_matches(*model, o.trace.at("c1"), o.trace.at("n1"));
     const int64_t n = o.trace.at("c1").numel();
@@ -110,7 +113,97 @@ TEST(OnednnLayout, BatchNormFollowsTheConvolutionsLayoutUnlessPlain) {
     finals[spec] = o.outputs[0].tensor;
   }
   // The formulas differ in the last bit of some elements, and that carries to the output.
-  EXPECT_FALSE(finals["onednn"].bitwise_equal(finals["onednn:layout=plain"]));
+  EXPECT_FALSE(
+      finals["onednn:bn=primitive"].bitwise_equal(finals["onednn:bn=primitive,layout=plain"]));
+}
+
+// How many of the group's outputs `r1` are Relu((c1 - mean) * f + B), each step rounded, from the
+// convolution's output `c1` (ref:bn=folded without fma).
+int64_t post_op_matches(const Model& model, const Tensor& c1, const Tensor& r1) {
+  int64_t same = 0;
+  for (int64_t i = 0; i < c1.numel(); ++i) {
+    const int64_t k = (i / (c1.dim(2) * c1.dim(3))) % c1.dim(1);
+    auto param = [&](const char* n) { return model.graph.initializers.at(n).data<float>()[k]; };
+    const float f = param("s") / std::sqrt(param("v") + 1e-5f);
+    const float v = c1.data<float>()[i] - param("m");
+    same += std::max(v * f + param("b"), 0.0f) == r1.data<float>()[i];
+  }
+  return same;
+}
+
+// What a run of IG_TEST_SPEC (bn=postops) shows against the same ISA's bn=primitive,layout=plain
+// run: the fused group, how many of its outputs follow the rounded formula, and whether the final
+// outputs are equal.
+struct PostOpCheck {
+  std::string error, covers;
+  int64_t matches = 0, elements = -1;
+  bool same_output = false;
+};
+PostOpCheck check_bn_post_ops(const std::string& spec, const std::string& dir) {
+  PostOpCheck out;
+  auto model = load_model(save(conv_bn_relu_conv(), dir, "cbrc.onnx"));
+  if (!model.ok()) {
+    out.error = model.status().to_string();
+    return out;
+  }
+  const std::map<std::string, Tensor> feeds = {
+      {"X", random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, 3)}};
+  const Outcome fused = run_platform(spec, *model, feeds);
+  const Outcome plain = run_platform(spec + ",bn=primitive,layout=plain", *model, feeds);
+  if (!fused.status.ok() || !plain.status.ok()) {
+    out.error = fused.status.to_string() + " / " + plain.status.to_string();
+    return out;
+  }
+  for (const auto& [node, r] : fused.reports)
+    if (node == "relu") out.covers = r.covers;
+  if (fused.trace.count("c1") + fused.trace.count("n1") != 0) out.covers += " (traced inside)";
+  const Tensor& c1 = plain.trace.at("c1");
+  out.elements = c1.numel();
+  out.matches = post_op_matches(*model, c1, fused.trace.at("r1"));
+  out.same_output = fused.outputs[0].tensor.bitwise_equal(plain.outputs[0].tensor);
+  return out;
+}
+
+// bn=postops (the default) runs a BatchNormalization after a Conv as the convolution's post-ops,
+// with the Relu after it: each step rounded, the bits of the ncsp kernel (layout=plain), not those
+// of the JIT one, and the run's trace shows the group as one value.
+TEST(OnednnLayout, BatchNormAfterAConvolutionRunsAsItsPostOps) {
+  TempDir dir;
+  const PostOpCheck c = check_bn_post_ops("onednn:threads=1", dir.path.string());
+  ASSERT_EQ(c.error, "");
+  EXPECT_EQ(c.covers, "conv1,bn,relu");
+  EXPECT_EQ(c.matches, c.elements);
+  EXPECT_TRUE(c.same_output);
+  // The version tells records made with the batch-norm kernel from these.
+  auto backend = make_backend(*parse_platform_spec("onednn"));
+  ASSERT_TRUE(backend.ok());
+  EXPECT_NE((*backend)->library().version.find("batch norm as post-ops"), std::string::npos);
+}
+
+TEST(OnednnLayoutChild, DISABLED_Run) {
+  TempDir dir;
+  const PostOpCheck c = check_bn_post_ops(std::getenv("IG_TEST_SPEC"), dir.path.string());
+  std::printf("\nERROR %s\nCOVERS %s\nMATCHES %lld of %lld\nSAME %d\n", c.error.c_str(),
+              c.covers.c_str(), static_cast<long long>(c.matches),
+              static_cast<long long>(c.elements), c.same_output);
+}
+
+// Every ISA the sweeps cap oneDNN at takes the batch norm as post-ops (a refused group would run
+// the batch-norm kernel instead: other bits under the same spec).
+TEST(OnednnLayout, EveryIsaCapTakesTheBatchNormAsPostOps) {
+  __builtin_cpu_init();
+  for (const char* isa : {"sse41", "avx", "avx2", "avx512_core"}) {
+    if (std::string(isa) == "avx512_core" && !__builtin_cpu_supports("avx512f")) continue;
+    if (std::string(isa) == "avx2" && !__builtin_cpu_supports("avx2")) continue;
+    SCOPED_TRACE(isa);
+    const std::string spec = std::string("onednn:isa=") + isa;
+    const ChildResult r = run_child("OnednnLayoutChild.DISABLED_Run", child_env(spec));
+    ASSERT_EQ(r.signal, 0) << r.out;
+    EXPECT_EQ(child_field(r.out, "ERROR"), "") << r.out;
+    EXPECT_EQ(child_field(r.out, "COVERS"), "conv1,bn,relu") << r.out;
+    EXPECT_EQ(child_field(r.out, "MATCHES"), "8192 of 8192") << r.out;
+    EXPECT_EQ(child_field(r.out, "SAME"), "1") << r.out;
+  }
 }
 
 }  // namespace

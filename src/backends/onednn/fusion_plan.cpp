@@ -40,6 +40,15 @@ bool keeps_shape(const Graph& g, const std::string& value, const Node& next) {
   return true;
 }
 
+// A BatchNormalization of `value` alone (its parameters are other values): the convolution that
+// produced it can apply it per channel as post-ops (onednn_ops.h bn_post_ops).
+bool is_batch_norm_on(const Node& n, const std::string& value) {
+  if (!n.domain.empty() || n.op_type != "BatchNormalization" || n.inputs.size() != 5) return false;
+  if (n.inputs[0] != value || n.attr_int("spatial", 1) == 0) return false;
+  return std::none_of(n.inputs.begin() + 1, n.inputs.end(),
+                      [&](const std::string& in) { return in == value || in.empty(); });
+}
+
 // Int8 QDQ groups whose head oneDNN runs (check_native refused the others).
 void plan_qdq(const Model& model, const std::function<bool(const Node&)>& native, FusionPlan& out) {
   const Graph& g = model.graph;
@@ -63,7 +72,8 @@ void plan_qdq(const Model& model, const std::function<bool(const Node&)>& native
 
 }  // namespace
 
-FusionPlan plan_fusion(const Model& model, const std::function<bool(const Node&)>& native) {
+FusionPlan plan_fusion(const Model& model, const std::function<bool(const Node&)>& native,
+                       bool bn_post_ops) {
   const Graph& g = model.graph;
   FusionPlan out;
   NodeGroups& plan = out.groups;
@@ -94,12 +104,14 @@ FusionPlan plan_fusion(const Model& model, const std::function<bool(const Node&)
       const size_t j = it->second[0];
       const Node& next = g.nodes[j];
       if (plan.group_of[j] >= 0 || !native(next) || next.outputs.size() != 1) break;
+      const bool bn = bn_post_ops && group.nodes.size() == 1 && head.op_type == "Conv" &&
+                      is_batch_norm_on(next, value);
       const bool eltwise = eltwise_post_op(next, model) && next.inputs[0] == value;
       const bool binary =
           binary_alg(next) && next.inputs[0] != next.inputs[1] &&
           (next.inputs[0] == value || (next.inputs[1] == value && commutative(next))) &&
           keeps_shape(g, value, next);
-      if (!eltwise && !binary) break;
+      if (!bn && !eltwise && !binary) break;
       group.nodes.push_back(j);
       value = next.outputs[0];
     }

@@ -1,7 +1,8 @@
 // Which nodes run as one oneDNN primitive with post-ops: a head (Conv, Gemm, MatMul, binary,
 // eltwise) followed by a chain of eltwise or binary nodes, each the only reader of the value
-// before it; and int8 QDQ groups (library/qdq_group.h), planned first, each one integer primitive.
-// A group runs at the position of its last node.
+// before it (with `bn_post_ops`, a Conv's chain may start with a BatchNormalization); and int8 QDQ
+// groups (library/qdq_group.h), planned first, each one integer primitive. A group runs at the
+// position of its last node.
 #pragma once
 
 #include <functional>
@@ -19,6 +20,7 @@ struct FusionPlan {
 };
 
 // `native(node)`: oneDNN runs the node itself (not the reference fallback).
-FusionPlan plan_fusion(const Model& model, const std::function<bool(const Node&)>& native);
+FusionPlan plan_fusion(const Model& model, const std::function<bool(const Node&)>& native,
+                       bool bn_post_ops);
 
 }  // namespace ig::onednn

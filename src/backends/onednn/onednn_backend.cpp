@@ -26,7 +26,7 @@ class OnednnRun : public LibraryRun {
   OnednnRun(onednn::Ctx& ctx, const OnednnBackend& backend, const Model& model)
       : ctx_(ctx), backend_(backend), model_(model) {
     auto native = [&](const Node& n) { return backend.native_support(n, model).ok(); };
-    if (ctx_.opt.fuse) plan_ = onednn::plan_fusion(model, native);
+    if (ctx_.opt.fuse) plan_ = onednn::plan_fusion(model, native, ctx_.opt.bn_post_ops);
     ctx_.produced.clear();
   }
 
@@ -53,6 +53,13 @@ class OnednnRun : public LibraryRun {
     std::vector<dnnl::memory> post_native;
     for (size_t k = 1; k < group.nodes.size(); ++k) {
       const Node& n = g.nodes[group.nodes[k]];
+      if (n.op_type == "BatchNormalization") {
+        IG_ASSIGN_OR_RETURN(std::vector<PostOp> bn,
+                            bn_post_ops(g.nodes[group.nodes[0]], n, values));
+        for (auto& p : bn) post.push_back(std::move(p));
+        post_native.resize(post.size());
+        continue;
+      }
       post_native.emplace_back();
       if (auto elt = onednn::eltwise_post_op(n, model_)) {
         post.push_back(*elt);
@@ -66,12 +73,8 @@ class OnednnRun : public LibraryRun {
         post.push_back(PostOp{*onednn::binary_alg(n), true, 0, 0, kept->second.out});
         continue;
       }
-      auto v = values.host(other);
-      if (!v.ok() || !*v || !(*v)->is_tensor() || (*v)->tensor.dtype() != DType::kFloat32) {
-        return unsupported("{}: binary post-op operand '{}' is not an fp32 tensor", n.label(),
-                           other);
-      }
-      post.push_back(PostOp{*onednn::binary_alg(n), true, 0, 0, (*v)->tensor});
+      IG_ASSIGN_OR_RETURN(const Tensor* t, host_float(n, other, values));
+      post.push_back(PostOp{*onednn::binary_alg(n), true, 0, 0, *t});
     }
     IG_ASSIGN_OR_RETURN(OpResult r, run_native(g.nodes[group.nodes.front()], values, post,
                                                &g.nodes[group.nodes.back()], &post_native));
@@ -102,6 +105,42 @@ class OnednnRun : public LibraryRun {
   }
 
  private:
+  // An fp32 tensor on the host a post-op reads (a binary operand, batch norm's parameters).
+  static Expected<const Tensor*> host_float(const Node& n, const std::string& name,
+                                            RunValues& values) {
+    auto v = values.host(name);
+    if (!v.ok() || !*v || !(*v)->is_tensor() || (*v)->tensor.dtype() != DType::kFloat32)
+      return unsupported("{}: post-op operand '{}' is not an fp32 tensor", n.label(), name);
+    return &(*v)->tensor;
+  }
+
+  // The batch norm after `conv` as its post-ops: the convolution's output has its weights' rank
+  // and their first dimension's channels. Kept across runs while its parameters are the model's.
+  Expected<std::vector<PostOp>> bn_post_ops(const Node& conv, const Node& bn, RunValues& values) {
+    onednn::PrimitiveCache& cache = ctx_.cache;
+    if (auto it = cache.bn_post_ops.find(bn.index); it != cache.bn_post_ops.end())
+      return it->second;
+    std::array<const Tensor*, 4> params{};
+    bool constant = cache.enabled;
+    for (size_t i = 0; i < params.size(); ++i) {
+      auto v = values.host(bn.inputs[i + 1]);
+      if (!v.ok() || !*v || !(*v)->is_tensor())
+        return unsupported("{}: parameter '{}' is not a tensor", bn.label(), bn.inputs[i + 1]);
+      params[i] = &(*v)->tensor;
+      constant = constant && cache.constants.count(params[i]->raw());
+    }
+    auto w = values.host(conv.inputs[1]);
+    if (!w.ok() || !*w || !(*w)->is_tensor())
+      return unsupported("{}: weights '{}' are not a tensor", conv.label(), conv.inputs[1]);
+    const Tensor& weights = (*w)->tensor;  // [M, C/group, k...]: M output channels
+    constant = constant && cache.constants.count(weights.raw());
+    if (weights.rank() < 1) return unsupported("{}: weights have no output channels", conv.label());
+    IG_ASSIGN_OR_RETURN(std::vector<PostOp> post,
+                        onednn::bn_post_ops(bn, params, weights.rank(), weights.dim(0)));
+    if (constant) cache.bn_post_ops[bn.index] = post;
+    return post;
+  }
+
   const TensorLookup& initializers() {
     if (!init_) init_ = initializers_of(model_);
     return init_;
@@ -216,13 +255,15 @@ class OnednnRun : public LibraryRun {
 
 }  // namespace
 
-// layout=blocked runs other kernels of the same library (batch norm's JIT one): said in the
-// version, so that a record or store made with the plain-layout mapping is not read as this one's
-// nondeterminism (hosts record compares bits only between equal versions).
+// layout=blocked runs other kernels of the same library (batch norm's JIT one), bn=postops other
+// post-ops: said in the version, so that a record or store made with another mapping is not read
+// as this one's nondeterminism (hosts record compares bits only between equal versions).
 LibraryVersion OnednnBackend::library() const {
   const dnnl_version_t* v = dnnl_version();
-  return {"oneDNN", fmt::format("{}.{}.{}{}", v->major, v->minor, v->patch,
-                                ctx_.opt.blocked ? ", blocked layouts" : "")};
+  const onednn::Options& o = ctx_.opt;
+  return {"oneDNN", fmt::format("{}.{}.{}{}{}", v->major, v->minor, v->patch,
+                                o.blocked ? ", blocked layouts" : "",
+                                o.fuse && o.bn_post_ops ? ", batch norm as post-ops" : "")};
 }
 
 Status OnednnBackend::check_native(const Node& node, const Model& model) const {
@@ -237,7 +278,9 @@ Status OnednnBackend::check_native(const Node& node, const Model& model) const {
   // (fuse=off) runs the group node by node: reorders around an fp32 primitive.
   const bool main =
       node.index < model.graph.nodes.size() && &model.graph.nodes[node.index] == &node;
-  if (!ctx_.opt.fuse || !main) return Status::Ok();
+  // The initializers' lookup only for a head that reads dequantized values: building it for
+  // every node of an fp32 model cost more than some of its primitives.
+  if (!ctx_.opt.fuse || !main || !may_head_qdq_group(model.graph, node.index)) return Status::Ok();
   auto grp = onednn::qdq_group_at(model, node.index, initializers_of(model));
   if (!grp.ok()) {
     return unsupported("{}: QDQ group is not a oneDNN int8 primitive: {}", node.label(),

@@ -33,6 +33,19 @@ struct Options {
   // source in the layout its producer left (a convolution's nChw16c) and write that layout;
   // layout=plain: they run on plain (row-major) tensors, other kernels (ncsp) with other bits.
   bool blocked = true;
+  // bn=postops (with fuse): a BatchNormalization right after a Conv runs as the convolution's
+  // post-ops, (x - mean) * f + B with f = scale / sqrt(var + eps), each step rounded;
+  // bn=primitive: oneDNN's batch-norm kernel, whose JIT form on a blocked layout fuses the final
+  // multiply-add.
+  bool bn_post_ops = true;
+};
+
+// A node fused into the primitive of the node before it.
+struct PostOp {
+  dnnl::algorithm alg;
+  bool binary = false;  // binary post-op with `other`; else eltwise with alpha/beta
+  float alpha = 0, beta = 0;
+  Tensor other;
 };
 
 // What one node's primitive keeps across runs of the same model file: oneDNN's choice of
@@ -57,7 +70,9 @@ struct PrimitiveCache {
   // Storage of this run's initializers (those no feed overrides): sources that may be cached.
   std::unordered_set<const std::byte*> constants;
   uint64_t reordered_constant_bytes = 0;  // held in entries' `constants`
-  std::string key;                        // the node now running; "" caches nothing
+  // bn=postops: a batch norm's post-ops by node index, when its parameters are constants.
+  std::unordered_map<size_t, std::vector<PostOp>> bn_post_ops;
+  std::string key;  // the node now running; "" caches nothing
 };
 
 // This run's activations as a primitive left them, when not plain: a consumer that wants the
@@ -79,14 +94,6 @@ struct Ctx {
   // standing for each (no plain copy was made), and whether its output may stay such memory.
   std::unordered_map<const Tensor*, dnnl::memory> native_in;
   bool keep_native = false;
-};
-
-// A node fused into the primitive of the node before it.
-struct PostOp {
-  dnnl::algorithm alg;
-  bool binary = false;  // binary post-op with `other`; else eltwise with alpha/beta
-  float alpha = 0, beta = 0;
-  Tensor other;
 };
 
 struct OpResult {

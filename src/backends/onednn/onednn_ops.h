@@ -2,6 +2,7 @@
 // runs one node, optionally with post-ops fused from the nodes after it.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -34,6 +35,14 @@ const std::vector<OpDef>& ops();
 std::optional<PostOp> eltwise_post_op(const Node& node, const Model& model);
 // The binary algorithm of Add/Sub/Mul/Div/Max/Min with two inputs.
 std::optional<dnnl::algorithm> binary_alg(const Node& node);
+
+// A BatchNormalization applied by the Conv before it as three per-channel post-ops: - mean,
+// * f, + B, each rounded, with f = scale / sqrt(var + eps) in fp32 (the reference backend's
+// bn=folded). `params` are scale, B, mean and var; `rank` and `channels` are the convolution
+// output's.
+Expected<std::vector<PostOp>> bn_post_ops(const Node& bn,
+                                          const std::array<const Tensor*, 4>& params, size_t rank,
+                                          int64_t channels);
 
 // Registration tables of the two op files.
 const std::vector<OpDef>& nn_ops();

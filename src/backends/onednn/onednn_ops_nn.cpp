@@ -1,5 +1,7 @@
 // Convolution, inner product / matmul, pooling, batch and layer normalization.
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 #include "backends/onednn/onednn_ops.h"
 #include "tensor/convert.h"
@@ -329,6 +331,30 @@ Expected<OpResult> run_ln(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
 }
 
 }  // namespace
+
+Expected<std::vector<PostOp>> bn_post_ops(const Node& bn, const std::array<const Tensor*, 4>& p,
+                                          size_t rank, int64_t channels) {
+  if (rank < 2) return unsupported("{}: batch norm post-ops need a channel axis", bn.label());
+  std::array<std::vector<float>, 4> v;  // scale, B, mean, var
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i]->rank() != 1 || p[i]->numel() != channels)
+      return unsupported("{}: input {} is {}, expected [{}]", bn.label(), i + 1, p[i]->describe(),
+                         channels);
+    const Tensor f = convert_float_tensor(*p[i], DType::kFloat32);
+    v[i].assign(f.data<float>(), f.data<float>() + channels);
+  }
+  // The reference backend's bn=folded factor: f = scale / sqrt(var + eps), in fp32.
+  const float eps = bn.attr_float("epsilon", 1e-5f);
+  std::vector<float> factor(v[0].size());
+  for (size_t k = 0; k < factor.size(); ++k) factor[k] = v[0][k] / std::sqrt(v[3][k] + eps);
+  Shape per_channel(rank, 1);
+  per_channel[1] = channels;
+  auto op = [&](algorithm alg, const std::vector<float>& values) {
+    return PostOp{alg, true, 0, 0, Tensor::from_vector(values, per_channel)};
+  };
+  return std::vector<PostOp>{op(algorithm::binary_sub, v[2]), op(algorithm::binary_mul, factor),
+                             op(algorithm::binary_add, v[1])};
+}
 
 const std::vector<OpDef>& nn_ops() {
   static const std::vector<OpDef> kOps = {

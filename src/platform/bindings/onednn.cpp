@@ -136,6 +136,13 @@ const KnobTable kKnobs = {
              "the convolution left (nChw16c/8c), plain copies made only where read; plain: they "
              "run on row-major tensors (batch norm's ncsp kernel does not fuse its multiply-add)",
      .cause = "fma"},
+    {.key = "bn",
+     .default_value = "postops",
+     .values = {"postops", "primitive"},
+     .help = "postops (with fuse=on): a BatchNormalization right after a Conv runs as the "
+             "convolution's post-ops, (x - mean) * f + B each step rounded; primitive: oneDNN's "
+             "batch-norm kernel (on a blocked layout its multiply-add is fused)",
+     .cause = "fma"},
 };
 const KnobRegistrar kOnednnKnobs("onednn", kKnobs);
 
@@ -167,6 +174,9 @@ Expected<onednn::Options> parse(const PlatformSpec& spec) {
   auto layout = choice_option(spec, kKnobs, "layout");
   if (!layout.ok()) return layout.status();
   o.blocked = *layout == "blocked";
+  auto bn = choice_option(spec, kKnobs, "bn");
+  if (!bn.ok()) return bn.status();
+  o.bn_post_ops = *bn == "postops";
   return o;
 }
 
@@ -208,7 +218,7 @@ Expected<std::unique_ptr<Backend>> make(const PlatformSpec& spec) {
 const BackendRegistrar kOnednnRegistrar(BackendFactory{
     "onednn",
     "oneDNN primitives per ONNX node (knobs: isa, threads, conv, fuse, fallback, fpmath, dtype, "
-    "layout)",
+    "layout, bn)",
     make, environment});
 
 }  // namespace
