@@ -180,6 +180,37 @@ TEST(OnednnLayout, BatchNormAfterAConvolutionRunsAsItsPostOps) {
   EXPECT_NE((*backend)->library().version.find("batch norm as post-ops"), std::string::npos);
 }
 
+// The post-ops' per-channel tensors are kept across runs of one model file, but a run that feeds
+// its own batch-norm mean computes them from it: a later run is never given an earlier one's.
+TEST(OnednnLayout, AFedBatchNormParameterIsNotReadFromAnEarlierRun) {
+  TempDir dir;
+  onnx::ModelProto proto = conv_bn_relu_conv();
+  // The mean is also a graph input: its initializer is the default a feed may replace.
+  auto* m = proto.mutable_graph()->add_input();
+  m->set_name("m");
+  m->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  m->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(32);
+  auto model = load_model(save(proto, dir.path.string(), "cbrc.onnx"));
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const Tensor x = random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, 3);
+  const Tensor mean = Tensor::from_vector(std::vector<float>(32, -0.25f), {32});
+  auto run = [&](Backend& b, bool feed_mean) {
+    std::map<std::string, Tensor> feeds = {{"X", x}};
+    if (feed_mean) feeds["m"] = mean;
+    auto out = b.run(*model, feeds, NodeCallback());
+    EXPECT_TRUE(out.ok()) << out.status().to_string();
+    return out.ok() ? (*out)[0].tensor : Tensor();
+  };
+  auto cached = make_backend(*parse_platform_spec("onednn:threads=1"));
+  auto fresh = make_backend(*parse_platform_spec("onednn:threads=1"));
+  ASSERT_TRUE(cached.ok() && fresh.ok());
+  const Tensor first = run(**cached, false);
+  const Tensor fed = run(**cached, true);
+  EXPECT_FALSE(fed.bitwise_equal(first));
+  EXPECT_TRUE(fed.bitwise_equal(run(**fresh, true)));
+  EXPECT_TRUE(run(**cached, false).bitwise_equal(first));
+}
+
 TEST(OnednnLayoutChild, DISABLED_Run) {
   TempDir dir;
   const PostOpCheck c = check_bn_post_ops(std::getenv("IG_TEST_SPEC"), dir.path.string());

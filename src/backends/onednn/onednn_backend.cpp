@@ -115,11 +115,10 @@ class OnednnRun : public LibraryRun {
   }
 
   // The batch norm after `conv` as its post-ops: the convolution's output has its weights' rank
-  // and their first dimension's channels. Kept across runs while its parameters are the model's.
+  // and their first dimension's channels. Kept across runs while its parameters are the model's
+  // initializers: a run that feeds one computes its own.
   Expected<std::vector<PostOp>> bn_post_ops(const Node& conv, const Node& bn, RunValues& values) {
     onednn::PrimitiveCache& cache = ctx_.cache;
-    if (auto it = cache.bn_post_ops.find(bn.index); it != cache.bn_post_ops.end())
-      return it->second;
     std::array<const Tensor*, 4> params{};
     bool constant = cache.enabled;
     for (size_t i = 0; i < params.size(); ++i) {
@@ -135,6 +134,8 @@ class OnednnRun : public LibraryRun {
     const Tensor& weights = (*w)->tensor;  // [M, C/group, k...]: M output channels
     constant = constant && cache.constants.count(weights.raw());
     if (weights.rank() < 1) return unsupported("{}: weights have no output channels", conv.label());
+    if (auto it = cache.bn_post_ops.find(bn.index); constant && it != cache.bn_post_ops.end())
+      return it->second;
     IG_ASSIGN_OR_RETURN(std::vector<PostOp> post,
                         onednn::bn_post_ops(bn, params, weights.rank(), weights.dim(0)));
     if (constant) cache.bn_post_ops[bn.index] = post;
