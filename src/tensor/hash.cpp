@@ -1,9 +1,6 @@
 #include "tensor/hash.h"
 
 #include <xxhash.h>
-#if defined(__x86_64__)
-#include <xxh_x86dispatch.h>
-#endif
 
 namespace ig {
 
@@ -20,13 +17,7 @@ uint64_t tensor_hash(const Tensor& t) {
     XXH3_freeState(state);
     return h;
   }
-#if defined(__x86_64__)
-  // The same XXH3 value on the widest vector unit the CPU has (libxxhash's own dispatch): the
-  // portable entry point runs SSE2, and a traced run hashes every layer.
-  return XXH3_64bits_dispatch(t.raw(), t.nbytes());
-#else
   return XXH3_64bits(t.raw(), t.nbytes());
-#endif
 }
 
 std::string hash_hex(uint64_t h) { return fmt::format("{:016x}", h); }
