@@ -49,7 +49,7 @@ class OnednnRun : public LibraryRun {
     const Graph& g = model_.graph;
     std::vector<PostOp> post;
     // A binary operand still in oneDNN's memory (a residual branch) is read from there, by post
-    // position; its PostOp holds a shape-only tensor.
+    // position (empty for every other post-op); its PostOp holds a shape-only tensor.
     std::vector<dnnl::memory> post_native;
     for (size_t k = 1; k < group.nodes.size(); ++k) {
       const Node& n = g.nodes[group.nodes[k]];
@@ -57,10 +57,8 @@ class OnednnRun : public LibraryRun {
         IG_ASSIGN_OR_RETURN(std::vector<PostOp> bn,
                             bn_post_ops(g.nodes[group.nodes[0]], n, values));
         for (auto& p : bn) post.push_back(std::move(p));
-        post_native.resize(post.size());
         continue;
       }
-      post_native.emplace_back();
       if (auto elt = onednn::eltwise_post_op(n, model_)) {
         post.push_back(*elt);
         continue;
@@ -69,13 +67,15 @@ class OnednnRun : public LibraryRun {
       const std::string& other = n.inputs[0] == prev ? n.inputs[1] : n.inputs[0];
       if (auto kept = native_.find(other);
           kept != native_.end() && kept->second.out.dtype() == DType::kFloat32) {
-        post_native.back() = kept->second.native;
         post.push_back(PostOp{*onednn::binary_alg(n), true, 0, 0, kept->second.out});
+        post_native.resize(post.size());
+        post_native.back() = kept->second.native;
         continue;
       }
       IG_ASSIGN_OR_RETURN(const Tensor* t, host_float(n, other, values));
       post.push_back(PostOp{*onednn::binary_alg(n), true, 0, 0, *t});
     }
+    post_native.resize(post.size());
     IG_ASSIGN_OR_RETURN(OpResult r, run_native(g.nodes[group.nodes.front()], values, post,
                                                &g.nodes[group.nodes.back()], &post_native));
     return outputs(g.nodes[group.nodes.back()], std::move(r));
@@ -105,13 +105,21 @@ class OnednnRun : public LibraryRun {
   }
 
  private:
-  // An fp32 tensor on the host a post-op reads (a binary operand, batch norm's parameters).
+  // A tensor on the host a post-op reads (a binary operand, batch norm's parameters, the
+  // convolution's weights), or unsupported, naming it: the group then runs node by node.
+  static Expected<const Tensor*> host_tensor(const Node& n, const std::string& name,
+                                             RunValues& values) {
+    auto v = values.host(name);
+    if (!v.ok() || !*v || !(*v)->is_tensor())
+      return unsupported("{}: post-op operand '{}' is not a tensor", n.label(), name);
+    return &(*v)->tensor;
+  }
   static Expected<const Tensor*> host_float(const Node& n, const std::string& name,
                                             RunValues& values) {
-    auto v = values.host(name);
-    if (!v.ok() || !*v || !(*v)->is_tensor() || (*v)->tensor.dtype() != DType::kFloat32)
+    IG_ASSIGN_OR_RETURN(const Tensor* t, host_tensor(n, name, values));
+    if (t->dtype() != DType::kFloat32)
       return unsupported("{}: post-op operand '{}' is not an fp32 tensor", n.label(), name);
-    return &(*v)->tensor;
+    return t;
   }
 
   // The batch norm after `conv` as its post-ops: the convolution's output has its weights' rank
@@ -122,16 +130,11 @@ class OnednnRun : public LibraryRun {
     std::array<const Tensor*, 4> params{};
     bool constant = cache.enabled;
     for (size_t i = 0; i < params.size(); ++i) {
-      auto v = values.host(bn.inputs[i + 1]);
-      if (!v.ok() || !*v || !(*v)->is_tensor())
-        return unsupported("{}: parameter '{}' is not a tensor", bn.label(), bn.inputs[i + 1]);
-      params[i] = &(*v)->tensor;
+      IG_ASSIGN_OR_RETURN(params[i], host_tensor(bn, bn.inputs[i + 1], values));
       constant = constant && cache.constants.count(params[i]->raw());
     }
-    auto w = values.host(conv.inputs[1]);
-    if (!w.ok() || !*w || !(*w)->is_tensor())
-      return unsupported("{}: weights '{}' are not a tensor", conv.label(), conv.inputs[1]);
-    const Tensor& weights = (*w)->tensor;  // [M, C/group, k...]: M output channels
+    IG_ASSIGN_OR_RETURN(const Tensor* w, host_tensor(conv, conv.inputs[1], values));
+    const Tensor& weights = *w;  // [M, C/group, k...]: M output channels
     constant = constant && cache.constants.count(weights.raw());
     if (weights.rank() < 1) return unsupported("{}: weights have no output channels", conv.label());
     if (auto it = cache.bn_post_ops.find(bn.index); constant && it != cache.bn_post_ops.end())
