@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "study/restore_tensors.h"
 #include "views/study_json.h"
 #include "views/study_reports.h"
 #include "worker/probe.h"
@@ -28,7 +29,7 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
 }
 
 Status run_attribute(const AttributeArgs& args) {
-  IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args.store));
+  IG_ASSIGN_OR_RETURN(auto store, open_store_restoring(args.store, "attribute"));
   IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(default_worker_executable()));
   AttributeOptions options{args.model,        !args.no_explain, args.max_trials,
                            args.max_elements, catalog.knobs,    nullptr};

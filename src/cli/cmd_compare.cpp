@@ -9,6 +9,7 @@
 #include "analysis/precision/parent_compare.h"
 #include "cli/commands.h"
 #include "core/strings.h"
+#include "study/restore_tensors.h"
 #include "views/study_json.h"
 #include "workflow/compare.h"
 
@@ -113,7 +114,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--csv", args->csv, "Print the EQC matrix as CSV")->excludes(json);
   cmd->callback([args, &exit_code] {
     Status st = [&]() -> Status {
-      IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args->store));
+      IG_ASSIGN_OR_RETURN(auto store, open_store_restoring(args->store, "compare"));
       if (!args->parent.empty()) {
         IG_ASSIGN_OR_RETURN(auto both, load_study(*store, ""));
         return print_parent(both, args->model, args->parent, args->json);

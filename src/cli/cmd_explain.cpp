@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "study/restore_tensors.h"
 #include "views/study_json.h"
 #include "workflow/explain.h"
 
@@ -31,7 +32,7 @@ nlohmann::json trial_json(const ExplainTrial& t) {
 }
 
 Status run_explain(const ExplainArgs& a) {
-  IG_ASSIGN_OR_RETURN(auto store, open_existing_store(a.store));
+  IG_ASSIGN_OR_RETURN(auto store, open_store_restoring(a.store, "explain"));
   const bool tty = ::isatty(2);
   ExplainRequest request{a.platform, a.node, a.run, a.max_trials, nullptr};
   if (tty) {

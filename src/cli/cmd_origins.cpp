@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "model/npy.h"
+#include "study/restore_tensors.h"
 #include "views/study_json.h"
 #include "views/study_reports.h"
 #include "workflow/compare.h"
@@ -21,7 +22,7 @@ struct OriginsArgs {
 
 // origins --oracle: per platform, where its error against the oracle is born.
 Status run_oracle_origins(const OriginsArgs& args) {
-  IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args.store));
+  IG_ASSIGN_OR_RETURN(auto store, open_store_restoring(args.store, "origins"));
   IG_ASSIGN_OR_RETURN(const auto outcome, oracle_origins_study(*store, args.model, args.store));
   const StudyData& study = outcome.study;
   const OracleOriginsReport& report = outcome.report;
@@ -65,7 +66,7 @@ Status run_oracle_origins(const OriginsArgs& args) {
 }
 
 Status print_origins(const OriginsArgs& args) {
-  IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args.store));
+  IG_ASSIGN_OR_RETURN(auto store, open_store_restoring(args.store, "origins"));
   IG_ASSIGN_OR_RETURN(auto study, load_study(*store, args.model));
   TensorCache cache(study);
   if (args.json) {
@@ -162,7 +163,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", args->json, "Print what was written as JSON");
   cmd->callback([args, &exit_code] {
     Status st = [&]() -> Status {
-      IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args->store));
+      IG_ASSIGN_OR_RETURN(auto store, open_store_restoring(args->store, "export"));
       IG_RETURN_IF_ERROR(store->run(args->run).status());
       IG_ASSIGN_OR_RETURN(auto outs, store->outputs(args->run));
       IG_ASSIGN_OR_RETURN(StoredOutput o, find_output(outs, args->node, args->run));

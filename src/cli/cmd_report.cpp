@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "report/report.h"
+#include "study/restore_tensors.h"
 #include "views/study_json.h"
 #include "worker/probe.h"
 
@@ -31,7 +32,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", args->json, "Print what was written as JSON");
   cmd->callback([args, &exit_code] {
     auto written = [&]() -> Expected<ReportSummary> {
-      IG_ASSIGN_OR_RETURN(auto store, open_existing_store(args->store));
+      IG_ASSIGN_OR_RETURN(auto store, open_store_restoring(args->store, "report"));
       IG_ASSIGN_OR_RETURN(const Catalog catalog, read_catalog(default_worker_executable()));
       ReportOptions options;
       options.model = args->model;

@@ -1,7 +1,7 @@
 // infergap study --model M... -p SPEC... --store DB [--input NAME=SPEC...] [--shape NAME=DIMS...]
 //   [--dim SYMBOL=SIZE...] [--inputs N]
 //   [--seed S] [--oracle SPEC] [--repeat N] [--layers all|outputs] [--timeout S]
-//   [--max-memory SIZE] [--trace-budget SIZE] [--keep-tensors classes|origins|none] [--no-report]
+//   [--max-memory SIZE] [--trace-budget SIZE] [--keep-tensors origins|classes|none] [--no-report]
 //   [--no-self-check] [--json] (writes <store dir>/report.html at the end unless --no-report)
 // infergap merge A.db B.db ... -o C.db [--json]
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "cli/limit_options.h"
 #include "cli/peak_memory.h"
 #include "store/pg_store.h"
+#include "study/restore_tensors.h"
 #include "study/study.h"
 #include "views/progress.h"
 #include "workflow/merge.h"
@@ -74,7 +75,7 @@ struct StudyArgs {
   LimitArgs limits;
   TraceBudgetArg trace_budget;
   bool json = false, no_report = false, no_self_check = false;
-  std::string keep_tensors = "classes";
+  std::string keep_tensors = "origins";
   std::vector<std::string> parents;  // --parent: studied beside the models, on the same inputs
 };
 
@@ -131,12 +132,12 @@ void add_study_store_options(CLI::App* cmd, StudyArgs& a) {
                   "Study store: a SQLite file, or postgresql://user@host/db (a fleet's)")
       ->capture_default_str();
   cmd->add_option("--keep-tensors", a.keep_tensors,
-                  "classes: every distinct tensor (one per class per node); origins: graph "
-                  "outputs, inputs, self-check re-runs, the inputs and outputs of the nodes where "
-                  "divergences are born (what explain and attribute read) and what compare and "
-                  "origins read beyond their facts, other layers as hashes; none: not even the "
-                  "origins (no export or explain of dropped layers, no platforms added later, no "
-                  "--parent per layer)")
+                  "origins: graph outputs, inputs, self-check re-runs, the inputs and outputs "
+                  "of the nodes where divergences are born (what explain and attribute read) and "
+                  "what compare and origins read beyond their facts; other layers keep their "
+                  "hashes and are re-created by re-running their run on this host when read "
+                  "(checked bit for bit); classes: every distinct tensor (one per class per "
+                  "node), nothing re-run later; none: not even the origins")
       ->check(CLI::IsMember({"classes", "origins", "none"}))
       ->capture_default_str();
   cmd->add_option("--shard", a.shard,
@@ -204,6 +205,11 @@ Status run_study(const StudyArgs& a, int& exit_code) {
     if (ec) return io_error("{}: cannot make the store's folder: {}", a.store, ec.message());
   }
   IG_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store, Store::open(a.store));
+  // A store an earlier study pruned gives its dropped tensors back to this one's analyses.
+  RestoreOptions restore = restore_notes_on_stderr("study");
+  restore.timeout_seconds = plan.options.timeout_seconds;
+  restore.max_memory_bytes = plan.options.max_memory_bytes;
+  restore_dropped_tensors(*store, std::move(restore));
   IG_ASSIGN_OR_RETURN(const StudyOutcome outcome, run_with_progress(*store, plan, a.json));
   // Built in both modes: it also tells stderr which open dims were left at their default.
   const nlohmann::json j = study_outcome_json(a.store, outcome);

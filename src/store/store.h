@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -229,6 +230,24 @@ class Store {
 
   sqlite3* db() const { return db_; }
 
+  // Re-creates the bytes of a tensor a --keep-tensors origins or none study dropped
+  // (study/restore_tensors.h): called when a read finds the tensor's row without bytes; it puts
+  // them back with restore_tensors() or says why it could not. Reads without one (and reads the
+  // restorer itself makes) say the tensor was not kept.
+  using TensorRestorer = std::function<Status(const TensorKey&)>;
+  void set_tensor_restorer(TensorRestorer restorer) { restorer_ = std::move(restorer); }
+  // Puts back the bytes of those tensors whose row has none (in one transaction, or in the
+  // caller's); tensors with bytes or without a row are left alone. Returns how many got bytes.
+  Expected<int64_t> restore_tensors(const std::vector<Tensor>& tensors);
+  // The runs with verdict ok that traced `key` (as a node output), on `host` first, then the
+  // others.
+  struct RunOfTensor {
+    int64_t run = 0;
+    std::string host;
+  };
+  Expected<std::vector<RunOfTensor>> runs_of_tensor(const TensorKey& key,
+                                                    const std::string& host) const;
+
   // Bounds the tensors this Store holds in memory to `bytes` / 4 each (a study's --trace-budget:
   // half of it for the store): the references it XORs new tensors against (one dropped is read
   // back from the store when needed: what is written does not depend on the bound) and the
@@ -264,6 +283,7 @@ class Store {
   // analyses read every platform's tensor of a value against the same reference.
   struct DecodedReferences;
   std::unique_ptr<DecodedReferences> decoded_;
+  TensorRestorer restorer_;
 };
 
 // Ok when the store's schema (main, or an attached "src") is a supported version; otherwise an

@@ -118,12 +118,30 @@ Expected<std::string> Store::tensor_blob(const TensorKey& key) const {
     return not_found("{}: no stored tensor {} {}{}", path_, hash, dtype_name(key.dtype),
                      shape_to_string(key.shape));
   }
-  if (st.is_null(1))
+  if (st.is_null(1)) {
+    // The restorer re-runs a run on this host and puts the bytes back; the read it makes of the
+    // run's inputs must not call it again.
+    static thread_local bool restoring = false;
+    std::string why;
+    if (restorer_ && !restoring) {
+      st.reset();
+      restoring = true;
+      const Status restored = restorer_(key);
+      // Read again with the flag still set: a restorer that said ok without bytes ends here.
+      if (restored.ok()) {
+        auto again = tensor_blob(key);
+        restoring = false;
+        return again;
+      }
+      restoring = false;
+      why = "; re-creating it: " + restored.message();
+    }
     return not_found(
         "{}: tensor {} {}{} {} (the study ran with --keep-tensors none or origins, which keep "
         "graph outputs, inputs and the nodes where divergences are born; its hash and the "
-        "numbers computed from it are kept)",
-        path_, hash, dtype_name(key.dtype), shape_to_string(key.shape), kNotKept);
+        "numbers computed from it are kept){}",
+        path_, hash, dtype_name(key.dtype), shape_to_string(key.shape), kNotKept, why);
+  }
   const int64_t numel = shape_numel(key.shape);
   if (numel < 0 ||
       static_cast<uint64_t>(st.integer(0)) != static_cast<uint64_t>(numel) * dtype_size(key.dtype))

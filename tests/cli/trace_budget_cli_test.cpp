@@ -67,8 +67,10 @@ TEST(TraceBudgetCli, ATinyBudgetSpillsAndStoresWhatTheDefaultStores) {
   const std::string model =
       testing::write_model(testing::mini_resnet(16, 48), dir.file("mini_resnet.onnx"));
   auto study = [&](const std::string& db, const std::string& extra) {
+    // Every tensor kept: what is compared is each spilled tensor's bytes as stored.
     return cli_json("study --model " + model + " -p 'ref:acc=lanes8,fma=on' -p 'ref:split=3'" +
-                    " --layers all --no-report --json --store " + db + extra);
+                    " --layers all --keep-tensors classes --no-report --json --store " + db +
+                    extra);
   };
   const std::string by_default = dir.file("default.db"), tiny = dir.file("tiny.db");
   const auto d = study(by_default, "");

@@ -138,7 +138,8 @@ def keep_tensors_none(pg, tmp):
     check(empty > 0 and facts > 0,
           f"pushed without inner bytes ({empty} tensors), with its tensor facts ({facts})")
     json_of(cli(["study", "--model", model, "-p", "ref", "-p", "ref:acc=lanes8", "--store", url,
-                 "--host-tag", "second", "--json"]), "study on a second host")
+                 "--host-tag", "second", "--keep-tensors", "classes", "--json"]),
+            "study on a second host")
     empty = int(pg.psql("keepnone", "SELECT count(*) FROM tensors WHERE data IS NULL"))
     r = cli(["compare", "--layers", "--json", "--store", url])
     check(empty == 0 and r.returncode == 0,
