@@ -59,6 +59,9 @@ const BenchPlatform kPlatforms[] = {
     // Batch norm as oneDNN's own primitive, not the convolution's post-ops (bn=postops).
     {"onednn_bnprim_untraced", "onednn:threads=1,fallback=ref,bn=primitive", false},
     {"onednn_bnprim_traced", "onednn:threads=1,fallback=ref,bn=primitive", true},
+    // A residual Add as a binary post-op, not oneDNN's sum post-op (residual=sum).
+    {"onednn_binres_untraced", "onednn:threads=1,fallback=ref,residual=binary", false},
+    {"onednn_binres_traced", "onednn:threads=1,fallback=ref,residual=binary", true},
     {"ort_all_traced", "ort:opt=all,threads=1", true},
     // PyPI's ORT in python: the same capture through another binding (node copies every output
     // into a JavaScript array).

@@ -66,7 +66,9 @@ MODELS = [
 COLS = [("onednn_untraced", "oneDNN"), ("onednn_traced", "oneDNN traced"),
         ("onednn_plain_untraced", "oneDNN layout=plain"),
         ("onednn_plain_traced", "oneDNN layout=plain traced"),
-        ("onednn_bnprim_untraced", "oneDNN bn=primitive"), ("ort_all_traced", "ORT traced"), ("ref_blas_openblas", "ref fp32 + OpenBLAS"),
+        ("onednn_bnprim_untraced", "oneDNN bn=primitive"),
+        ("onednn_binres_untraced", "oneDNN residual=binary"), ("ort_all_traced", "ORT traced"),
+        ("ref_blas_openblas", "ref fp32 + OpenBLAS"),
         ("ref_lanes8", "ref acc=lanes8")]
 
 

@@ -28,6 +28,57 @@ TEST(OnednnLayout, ResidualConvolutionKeepsABlockedKernel) {
   EXPECT_LT(max_rel_error(o.outputs[0].tensor, ref.outputs[0].tensor), 1e-3);
 }
 
+// Conv -> Relu (r1) -> Conv + r1 -> Relu (r2) -> Conv: a residual block whose result only a
+// convolution reads.
+onnx::ModelProto residual_into_conv() {
+  GraphBuilder b;
+  b.io(true, "X", {1, 3, 16, 16});
+  b.io(false, "Y", {1, 32, 16, 16});
+  auto conv = [&](const char* name, const std::string& in, const char* w, int64_t cin,
+                  const char* out) {
+    auto* n = b.node("Conv", name, {in, b.weight(w, {32, cin, 3, 3}, 0.2f)}, {out});
+    GraphBuilder::ints(n, "pads", {1, 1, 1, 1});
+  };
+  conv("conv1", "X", "w1", 3, "c1");
+  b.node("Relu", "relu1", {"c1"}, {"r1"});
+  conv("conv2", "r1", "w2", 32, "c2");
+  b.node("Add", "add", {"c2", "r1"}, {"a"});
+  b.node("Relu", "relu2", {"a"}, {"r2"});
+  conv("conv3", "r2", "w3", 32, "Y");
+  return b.model;
+}
+
+// residual=sum (the default): the residual Add runs as oneDNN's sum post-op, so the convolution
+// keeps the kernel it runs alone, and the fused group gives, bit for bit, what the unfused nodes
+// give (the convolution, then one fp32 add, then Relu); the version says so. residual=binary runs
+// the add as a binary post-op (another kernel, within rounding).
+TEST(OnednnLayout, ResidualAddRunsAsASumPostOpOnTheConvolutionsOwnKernel) {
+  TempDir dir;
+  auto model = load_model(save(residual_into_conv(), dir.path.string(), "res.onnx"));
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const std::map<std::string, Tensor> feeds = {
+      {"X", random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, 5)}};
+  const Outcome eager = run_platform("onednn:fuse=off", *model, feeds);
+  ASSERT_TRUE(eager.status.ok()) << eager.status.to_string();
+  for (const char* spec : {"onednn", "onednn:residual=binary"}) {
+    SCOPED_TRACE(spec);
+    const Outcome o = run_platform(spec, *model, feeds);
+    ASSERT_TRUE(o.status.ok()) << o.status.to_string();
+    std::map<std::string, NodeReport> report;
+    for (const auto& [node, r] : o.reports) report[node] = r;
+    ASSERT_EQ(report["relu2"].covers, "conv2,add,relu2");
+    if (std::string(spec) == "onednn") {
+      EXPECT_TRUE(o.trace.at("r2").bitwise_equal(eager.trace.at("r2")));
+      EXPECT_TRUE(o.outputs[0].tensor.bitwise_equal(eager.outputs[0].tensor));
+    }
+    EXPECT_LT(max_rel_error(o.trace.at("r2"), eager.trace.at("r2")), 1e-3);
+    auto backend = make_backend(*parse_platform_spec(spec));
+    ASSERT_TRUE(backend.ok());
+    EXPECT_EQ((*backend)->library().version.find("residual sums") != std::string::npos,
+              std::string(spec) == "onednn");
+  }
+}
+
 }  // namespace
 }  // namespace ig::testing
 

@@ -70,10 +70,19 @@ void plan_qdq(const Model& model, const std::function<bool(const Node&)>& native
   }
 }
 
+// The group's residual Adds, where only convolutions and adds read what the group computes.
+void mark_sums(const Graph& g, const NodeGroup& group, const std::vector<size_t>& readers,
+               std::unordered_set<size_t>& sums) {
+  for (size_t r : readers)
+    if (g.nodes[r].op_type != "Conv" && g.nodes[r].op_type != "Add") return;
+  for (size_t k = 1; k < group.nodes.size(); ++k)
+    if (g.nodes[group.nodes[k]].op_type == "Add") sums.insert(group.nodes[k]);
+}
+
 }  // namespace
 
 FusionPlan plan_fusion(const Model& model, const std::function<bool(const Node&)>& native,
-                       bool bn_post_ops) {
+                       bool bn_post_ops, bool residual_sum) {
   const Graph& g = model.graph;
   FusionPlan out;
   NodeGroups& plan = out.groups;
@@ -116,6 +125,7 @@ FusionPlan plan_fusion(const Model& model, const std::function<bool(const Node&)
       value = next.outputs[0];
     }
     if (group.nodes.size() < 2) continue;
+    if (residual_sum && head.op_type == "Conv") mark_sums(g, group, readers[value], out.sums);
     for (size_t n : group.nodes) plan.group_of[n] = static_cast<int>(plan.groups.size());
     plan.groups.push_back(std::move(group));
   }

@@ -26,7 +26,8 @@ class OnednnRun : public LibraryRun {
   OnednnRun(onednn::Ctx& ctx, const OnednnBackend& backend, const Model& model)
       : ctx_(ctx), backend_(backend), model_(model) {
     auto native = [&](const Node& n) { return backend.native_support(n, model).ok(); };
-    if (ctx_.opt.fuse) plan_ = onednn::plan_fusion(model, native, ctx_.opt.bn_post_ops);
+    if (ctx_.opt.fuse)
+      plan_ = onednn::plan_fusion(model, native, ctx_.opt.bn_post_ops, ctx_.opt.residual_sum);
     ctx_.produced.clear();
   }
 
@@ -65,15 +66,18 @@ class OnednnRun : public LibraryRun {
       }
       const std::string& prev = g.nodes[group.nodes[k - 1]].outputs[0];
       const std::string& other = n.inputs[0] == prev ? n.inputs[1] : n.inputs[0];
+      const dnnl::algorithm alg = *onednn::binary_alg(n);
+      // A convolution's residual add as a sum post-op (where the operand has its output's shape).
+      const bool sum = alg == dnnl::algorithm::binary_add && plan_.sums.count(n.index);
       if (auto kept = native_.find(other);
           kept != native_.end() && kept->second.out.dtype() == DType::kFloat32) {
-        post.push_back(PostOp{*onednn::binary_alg(n), true, 0, 0, kept->second.out});
+        post.push_back(PostOp{alg, true, sum, 0, 0, kept->second.out});
         post_native.resize(post.size());
         post_native.back() = kept->second.native;
         continue;
       }
       IG_ASSIGN_OR_RETURN(const Tensor* t, host_float(n, other, values));
-      post.push_back(PostOp{*onednn::binary_alg(n), true, 0, 0, *t});
+      post.push_back(PostOp{alg, true, sum, 0, 0, *t});
     }
     post_native.resize(post.size());
     IG_ASSIGN_OR_RETURN(OpResult r, run_native(g.nodes[group.nodes.front()], values, post,
@@ -242,7 +246,8 @@ class OnednnRun : public LibraryRun {
     std::string key = std::to_string(x.node.index);
     for (const Tensor* t : x.in) key += t ? "|" + t->describe() : "|-";
     for (const auto& p : post) {
-      key += fmt::format("|{}:{}:{}:{}", static_cast<int>(p.alg), p.binary, p.alpha, p.beta);
+      key +=
+          fmt::format("|{}:{}:{}:{}:{}", static_cast<int>(p.alg), p.binary, p.sum, p.alpha, p.beta);
       if (p.binary) key += p.other.describe();
     }
     return key;
@@ -259,15 +264,17 @@ class OnednnRun : public LibraryRun {
 
 }  // namespace
 
-// layout=blocked runs other kernels of the same library (batch norm's JIT one), bn=postops other
-// post-ops: said in the version, so that a record or store made with another mapping is not read
-// as this one's nondeterminism (hosts record compares bits only between equal versions).
+// layout=blocked runs other kernels of the same library (batch norm's JIT one), bn=postops and
+// residual=sum other post-ops (and so other convolution kernels): said in the version, so that a
+// record or store made with another mapping is not read as this one's nondeterminism (hosts record
+// compares bits only between equal versions).
 LibraryVersion OnednnBackend::library() const {
   const dnnl_version_t* v = dnnl_version();
   const onednn::Options& o = ctx_.opt;
-  return {"oneDNN", fmt::format("{}.{}.{}{}{}", v->major, v->minor, v->patch,
+  return {"oneDNN", fmt::format("{}.{}.{}{}{}{}", v->major, v->minor, v->patch,
                                 o.blocked ? ", blocked layouts" : "",
-                                o.fuse && o.bn_post_ops ? ", batch norm as post-ops" : "")};
+                                o.fuse && o.bn_post_ops ? ", batch norm as post-ops" : "",
+                                o.fuse && o.residual_sum ? ", residual sums" : "")};
 }
 
 Status OnednnBackend::check_native(const Node& node, const Model& model) const {

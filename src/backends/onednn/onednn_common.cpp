@@ -121,7 +121,9 @@ dnnl::primitive_attr attr_with(const Options& opt, const std::vector<PostOp>& po
                                const Shape* any_shape) {
   dnnl::post_ops ops;
   for (const auto& p : post) {
-    if (p.binary) {
+    if (p.sum) {
+      ops.append_sum(1.0f);
+    } else if (p.binary) {
       const Shape shape = pad_left(p.other.shape(), out_rank);
       const memory::data_type dt = dnnl_type(p.other.dtype());
       ops.append_binary(p.alg, any_shape && shape == *any_shape
@@ -150,8 +152,23 @@ dnnl::primitive_attr make_attr_any(const Options& opt, const std::vector<PostOp>
   return attr_with(opt, post, out.size(), &out);
 }
 
+std::vector<PostOp> sums_where_shapes_match(Ctx& c, const std::vector<PostOp>& post,
+                                            const Shape& out) {
+  std::vector<PostOp> copy = post;
+  for (size_t i = 0; i < copy.size(); ++i) {
+    PostOp& p = copy[i];
+    if (p.sum && (p.other.shape() != out || p.other.dtype() != DType::kFloat32)) p.sum = false;
+    if (auto n = c.native_in.find(&post[i].other); n != c.native_in.end())
+      c.native_in[&p.other] = n->second;
+  }
+  return copy;
+}
+
 Status check_post_ops_fit(const std::vector<PostOp>& post, const Shape& out_shape) {
   for (const auto& p : post) {
+    if (p.sum && p.other.shape() != out_shape)
+      return internal_error("sum post-op operand {} is not of the output's shape {}",
+                            p.other.describe(), shape_to_string(out_shape));
     if (!p.binary) continue;
     const Shape& other = p.other.shape();
     bool fits = other.size() <= out_shape.size();
@@ -172,6 +189,10 @@ std::vector<Arg> with_post_op_args(const std::vector<Arg>& srcs, const std::vect
   std::vector<Arg> all = srcs;
   for (size_t i = 0; i < post.size(); ++i) {
     if (!post[i].binary) continue;
+    if (post[i].sum) {  // what the destination holds before the primitive adds to it
+      all.push_back({DNNL_ARG_DST, &post[i].other, plain_md(post[i].other)});
+      continue;
+    }
     all.push_back(
         {DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, &post[i].other,
          plain_md(pad_left(post[i].other.shape(), out_rank), dnnl_type(post[i].other.dtype()))});
@@ -244,7 +265,12 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
   std::unordered_map<int, memory> args;
   std::vector<Tensor> keep;  // buffers of reordered sources
   keep.reserve(2 * srcs.size());
+  const Arg* sum = nullptr;
   for (const auto& a : srcs) {
+    if (a.id == DNNL_ARG_DST) {
+      sum = &a;
+      continue;
+    }
     const memory::desc& want = p.src_mds.at(a.id);
     if (auto n = c.native_in.find(a.tensor); n != c.native_in.end()) {
       args[a.id] = from_native(c, n->second, *a.tensor, a.user_md, want, keep);
@@ -268,12 +294,21 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
     args[a.id] = m;
   }
   if (p.scratch) args[DNNL_ARG_SCRATCHPAD] = p.scratch;
+  // A sum post-op adds to what the destination holds: its operand, copied in (a reorder into the
+  // destination's layout; values are copied, never changed).
+  auto fill = [&](memory& dst) {
+    if (!sum) return;
+    auto n = c.native_in.find(sum->tensor);
+    memory from = n != c.native_in.end() ? n->second : wrap(c, *sum->tensor, sum->user_md);
+    dnnl::reorder(from, dst).execute(c.strm, from, dst);
+  };
   // A plain destination is written straight into the returned tensor.
   const memory::data_type dst_type = p.dst_md.data_type();
   const DType out_type = from_dnnl_type(dst_type);
   if (p.dst_md == plain_md(out_shape, dst_type)) {
     Tensor out = destination(out_type, out_shape);
     args[DNNL_ARG_DST] = wrap(c, out);
+    fill(args[DNNL_ARG_DST]);
     p.prim.execute(c.strm, args);
     c.strm.wait();
     return {std::move(out), p.impl, {}};
@@ -281,6 +316,7 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
   // Kept by a cached node for its next runs; a node not cached gets a fresh one each time.
   if (!p.dst) p.dst = memory(p.dst_md, c.eng);
   args[DNNL_ARG_DST] = p.dst;
+  fill(args[DNNL_ARG_DST]);
   p.prim.execute(c.strm, args);
   c.strm.wait();
   if (c.keep_native) {

@@ -38,12 +38,21 @@ struct Options {
   // bn=primitive: oneDNN's batch-norm kernel, whose JIT form on a blocked layout fuses the final
   // multiply-add.
   bool bn_post_ops = true;
+  // residual=sum (with fuse): a residual Add of a same-shape operand after a Conv runs as oneDNN's
+  // sum post-op (the operand is copied into the destination, the convolution adds to it), as
+  // frameworks map it, so the convolution keeps the kernels it picks without one (brgconv);
+  // residual=binary: a binary add post-op, for which oneDNN 2.6 picks other kernels (jit_1x1).
+  bool residual_sum = true;
 };
 
 // A node fused into the primitive of the node before it.
 struct PostOp {
   dnnl::algorithm alg;
   bool binary = false;  // binary post-op with `other`; else eltwise with alpha/beta
+  // With binary (an add): oneDNN's sum post-op instead, `other` written into the destination
+  // before the primitive runs (the same single rounding of one fp32 add). Only where `other` has
+  // the output's shape (sums_where_shapes_match).
+  bool sum = false;
   float alpha = 0, beta = 0;
   Tensor other;
 };
@@ -161,6 +170,10 @@ std::vector<Arg> with_post_op_args(const std::vector<Arg>& srcs, const std::vect
 // computes only the anchor's output elements, so a node that widens the shape (x[1,C,H,W] times a
 // gate[1,C,1,1] fused onto the gate's convolution) would be silently cut to the anchor's shape.
 Status check_post_ops_fit(const std::vector<PostOp>& post, const Shape& out_shape);
+// `post` with each sum kept only where its operand has the output's shape (else a binary add); an
+// operand in oneDNN's memory (Ctx::native_in) is known under the copy too.
+std::vector<PostOp> sums_where_shapes_match(Ctx& c, const std::vector<PostOp>& post,
+                                            const Shape& out);
 
 template <typename Primitive, typename MakePD>
 Expected<OpResult> execute(Ctx& c, MakePD&& make_pd, const std::vector<Arg>& srcs,

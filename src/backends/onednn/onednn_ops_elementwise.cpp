@@ -219,7 +219,7 @@ std::optional<PostOp> eltwise_post_op(const Node& n, const Model& m) {
   if (!n.domain.empty()) return std::nullopt;
   const std::string& op = n.op_type;
   auto simple = [](algorithm alg, float alpha = 0, float beta = 0) {
-    return PostOp{alg, false, alpha, beta, {}};
+    return PostOp{alg, false, false, alpha, beta, {}};
   };
   if (op == "Relu") return simple(algorithm::eltwise_relu);
   if (op == "LeakyRelu") return simple(algorithm::eltwise_relu, n.attr_float("alpha", 0.01f));

@@ -35,7 +35,7 @@ Status check_spatial(const Node& n) {
 }
 
 // ---- Conv ----
-Expected<OpResult> conv_with(Ctx& c, const OpInputs& x, const std::vector<PostOp>& post,
+Expected<OpResult> conv_with(Ctx& c, const OpInputs& x, const std::vector<PostOp>& requested,
                              algorithm alg) {
   const KeySuffix key(c, fmt::format("|alg{}", static_cast<int>(alg)));
   const Tensor& X = x.at(0);
@@ -55,6 +55,7 @@ Expected<OpResult> conv_with(Ctx& c, const OpInputs& x, const std::vector<PostOp
   }
   Shape out = {X.dim(0), oc};
   out.insert(out.end(), w->out.begin(), w->out.end());
+  const std::vector<PostOp> post = sums_where_shapes_match(c, requested, out);
   Shape wshape = W.shape();
   if (group > 1) {
     wshape = {group, oc / group, W.dim(1)};
@@ -350,7 +351,7 @@ Expected<std::vector<PostOp>> bn_post_ops(const Node& bn, const std::array<const
   Shape per_channel(rank, 1);
   per_channel[1] = channels;
   auto op = [&](algorithm alg, const std::vector<float>& values) {
-    return PostOp{alg, true, 0, 0, Tensor::from_vector(values, per_channel)};
+    return PostOp{alg, true, false, 0, 0, Tensor::from_vector(values, per_channel)};
   };
   return std::vector<PostOp>{op(algorithm::binary_sub, v[2]), op(algorithm::binary_mul, factor),
                              op(algorithm::binary_add, v[1])};

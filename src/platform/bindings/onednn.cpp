@@ -143,6 +143,13 @@ const KnobTable kKnobs = {
              "convolution's post-ops, (x - mean) * f + B each step rounded; primitive: oneDNN's "
              "batch-norm kernel (on a blocked layout its multiply-add is fused)",
      .cause = "fma"},
+    {.key = "residual",
+     .default_value = "sum",
+     .values = {"sum", "binary"},
+     .help = "sum (with fuse=on): a residual Add after a Conv runs as oneDNN's sum post-op (the "
+             "operand copied into the destination first), as frameworks map it; binary: a binary "
+             "add post-op, for which oneDNN picks other convolution kernels (jit_1x1)",
+     .cause = "conv-algorithm"},
 };
 const KnobRegistrar kOnednnKnobs("onednn", kKnobs);
 
@@ -177,6 +184,9 @@ Expected<onednn::Options> parse(const PlatformSpec& spec) {
   auto bn = choice_option(spec, kKnobs, "bn");
   if (!bn.ok()) return bn.status();
   o.bn_post_ops = *bn == "postops";
+  auto residual = choice_option(spec, kKnobs, "residual");
+  if (!residual.ok()) return residual.status();
+  o.residual_sum = *residual == "sum";
   return o;
 }
 
