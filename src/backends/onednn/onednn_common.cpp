@@ -238,9 +238,18 @@ bool may_keep_reordered(Ctx& c, const memory& m) {
 
 namespace {
 
+// `m` reordered into layout `want`, in a buffer from the tensor allocator (reused blocks, where
+// oneDNN's own allocation would be mapped and faulted in anew on every run), kept alive in `keep`
+// for the primitive's run. Reorders between float layouts copy values.
+memory reordered(Ctx& c, const memory& m, const memory::desc& want, std::vector<Tensor>& keep) {
+  keep.push_back(destination(DType::kUInt8, {static_cast<int64_t>(want.get_size())}));
+  memory out(want, c.eng, keep.back().raw());
+  dnnl::reorder(m, out).execute(c.strm, const_cast<memory&>(m), out);
+  return out;
+}
+
 // Memory in layout `want` holding the values of `m` (oneDNN memory standing for `t`, whose plain
-// layout is `user_md`). Reorders between float layouts copy values; the buffer comes from the
-// tensor allocator (reused blocks), kept alive in `keep` for the primitive's run.
+// layout is `user_md`).
 memory from_native(Ctx& c, const memory& m, const Tensor& t, const memory::desc& user_md,
                    const memory::desc& want, std::vector<Tensor>& keep) {
   if (m.get_desc() == want) return m;
@@ -252,10 +261,7 @@ memory from_native(Ctx& c, const memory& m, const Tensor& t, const memory::desc&
     from = wrap(c, keep.back(), user_md);
     if (from.get_desc() == want) return from;
   }
-  keep.push_back(destination(DType::kUInt8, {static_cast<int64_t>(want.get_size())}));
-  memory out(want, c.eng, keep.back().raw());
-  dnnl::reorder(from, out).execute(c.strm, from, out);
-  return out;
+  return reordered(c, from, want, keep);
 }
 
 }  // namespace
@@ -288,9 +294,13 @@ OpResult run_prepared(Ctx& c, Prepared& p, const std::vector<Arg>& srcs, const S
       args[a.id] = it->second.mem;
       continue;
     }
-    memory m = to_layout(c, wrap(c, *a.tensor, a.user_md), want);
-    if (constant && m.get_data_handle() != a.tensor->raw() && may_keep_reordered(c, m))
-      p.constants[a.id] = m;
+    const memory user = wrap(c, *a.tensor, a.user_md);
+    if (!constant || user.get_desc() == want) {  // this run's alone
+      args[a.id] = user.get_desc() == want ? user : reordered(c, user, want, keep);
+      continue;
+    }
+    memory m = to_layout(c, user, want);  // owns its buffer: it may be kept for the next runs
+    if (may_keep_reordered(c, m)) p.constants[a.id] = m;
     args[a.id] = m;
   }
   if (p.scratch) args[DNNL_ARG_SCRATCHPAD] = p.scratch;
