@@ -239,14 +239,12 @@ class Store {
   // Puts back the bytes of those tensors whose row has none (in one transaction, or in the
   // caller's); tensors with bytes or without a row are left alone. Returns how many got bytes.
   Expected<int64_t> restore_tensors(const std::vector<Tensor>& tensors);
-  // The runs with verdict ok that traced `key` (as a node output), on `host` first, then the
-  // others.
+  // The runs with verdict ok that traced `key` (as a node output), in run order.
   struct RunOfTensor {
     int64_t run = 0;
     std::string host;
   };
-  Expected<std::vector<RunOfTensor>> runs_of_tensor(const TensorKey& key,
-                                                    const std::string& host) const;
+  Expected<std::vector<RunOfTensor>> runs_of_tensor(const TensorKey& key) const;
 
   // Bounds the tensors this Store holds in memory to `bytes` / 4 each (a study's --trace-budget:
   // half of it for the store): the references it XORs new tensors against (one dropped is read

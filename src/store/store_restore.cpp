@@ -42,14 +42,12 @@ Expected<int64_t> Store::restore_tensors(const std::vector<Tensor>& tensors) {
   return restored;
 }
 
-Expected<std::vector<Store::RunOfTensor>> Store::runs_of_tensor(const TensorKey& key,
-                                                                const std::string& host) const {
+Expected<std::vector<Store::RunOfTensor>> Store::runs_of_tensor(const TensorKey& key) const {
   sql::Stmt st(db_,
                "SELECT DISTINCT o.run, r.host FROM node_outputs o JOIN runs r ON r.id = o.run "
                "WHERE o.hash = ? AND o.dtype = ? AND o.shape = ? AND r.verdict = 'ok' "
-               "ORDER BY r.host != ?, o.run");
+               "ORDER BY o.run");
   st.bind(1, hash_hex(key.hash)).bind(2, dtype_name(key.dtype)).bind(3, shape_json(key.shape));
-  st.bind(4, host);
   std::vector<RunOfTensor> out;
   while (st.step()) out.push_back({st.integer(0), st.text(1)});
   IG_RETURN_IF_ERROR(st.status());

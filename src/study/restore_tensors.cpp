@@ -34,7 +34,7 @@ class Restorer {
   Status restore(const TensorKey& key) {
     const std::lock_guard<std::mutex> lock(mu_);
     IG_RETURN_IF_ERROR(learn_hosts());
-    IG_ASSIGN_OR_RETURN(const auto runs, store_.runs_of_tensor(key, ""));
+    IG_ASSIGN_OR_RETURN(const auto runs, store_.runs_of_tensor(key));
     std::set<std::string> elsewhere;
     std::string why;
     size_t tried = 0;
@@ -75,14 +75,17 @@ class Restorer {
     return Status::Ok();
   }
 
+  // The model file of `hash`, checked by content once per command: the runs of one model (a
+  // compare --parent re-runs them all) do not hash its file again.
   Expected<std::string> model_path(const std::string& hash) {
+    if (auto it = checked_models_.find(hash); it != checked_models_.end()) return it->second;
     IG_ASSIGN_OR_RETURN(const auto models, store_.models());
     for (const auto& m : models) {
       if (m.hash != hash) continue;
       if (!fs::exists(m.path)) return not_found("its model file {} is gone", m.path);
       IG_ASSIGN_OR_RETURN(const std::string now, model_file_hash(m.path));
       if (now != hash) return not_found("its model file {} changed since the study", m.path);
-      return m.path;
+      return checked_models_[hash] = m.path;
     }
     return not_found("no model {} in the store", hash);
   }
@@ -162,6 +165,7 @@ class Restorer {
   bool hosts_learned_ = false;
   std::set<std::string> here_;
   std::map<int64_t, Status> failed_;
+  std::map<std::string, std::string> checked_models_;  // model hash -> its file, checked
   std::unique_ptr<WorkerPool> pool_;
 };
 
