@@ -199,7 +199,7 @@ PostOpCheck check_bn_post_ops(const std::string& spec, const std::string& dir) {
   }
   const std::map<std::string, Tensor> feeds = {
       {"X", random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, 3)}};
-  const Outcome fused = run_platform(spec, *model, feeds);
+  const Outcome fused = run_platform(spec + ",bn=postops", *model, feeds);
   const Outcome plain = run_platform(spec + ",bn=primitive,layout=plain", *model, feeds);
   if (!fused.status.ok() || !plain.status.ok()) {
     out.error = fused.status.to_string() + " / " + plain.status.to_string();
@@ -215,9 +215,9 @@ PostOpCheck check_bn_post_ops(const std::string& spec, const std::string& dir) {
   return out;
 }
 
-// bn=postops (the default) runs a BatchNormalization after a Conv as the convolution's post-ops,
-// with the Relu after it: each step rounded, the bits of the ncsp kernel (layout=plain), not those
-// of the JIT one, and the run's trace shows the group as one value.
+// bn=postops runs a BatchNormalization after a Conv as the convolution's post-ops, with the Relu
+// after it: each step rounded, the bits of the ncsp kernel (layout=plain), not those of the JIT
+// one, and the run's trace shows the group as one value.
 TEST(OnednnLayout, BatchNormAfterAConvolutionRunsAsItsPostOps) {
   TempDir dir;
   const PostOpCheck c = check_bn_post_ops("onednn:threads=1", dir.path.string());
@@ -225,14 +225,88 @@ TEST(OnednnLayout, BatchNormAfterAConvolutionRunsAsItsPostOps) {
   EXPECT_EQ(c.covers, "conv1,bn,relu");
   EXPECT_EQ(c.matches, c.elements);
   EXPECT_TRUE(c.same_output);
-  // The version tells records made with the batch-norm kernel from these.
-  auto backend = make_backend(*parse_platform_spec("onednn"));
+  // The version tells records made with the batch-norm kernel or the folded weights from these.
+  auto backend = make_backend(*parse_platform_spec("onednn:bn=postops"));
   ASSERT_TRUE(backend.ok());
   EXPECT_NE((*backend)->library().version.find("batch norm as post-ops"), std::string::npos);
 }
 
-// The post-ops' per-channel tensors are kept across runs of one model file, but a run that feeds
-// its own batch-norm mean computes them from it: a later run is never given an earlier one's.
+// conv_bn_relu_conv with conv1's weights and bias (zeros without one) folded by hand: W * f and
+// (b - mean) * f + B per output channel, f = scale / sqrt(var + eps), each in fp32; no batch norm.
+onnx::ModelProto folded_by_hand(const Model& m, bool conv_bias) {
+  const auto& init = m.graph.initializers;
+  auto at = [&](const char* n, int64_t k) { return init.at(n).data<float>()[k]; };
+  const Tensor& w = init.at("w1");
+  const int64_t per_channel = w.numel() / 32;
+  std::vector<float> wf(static_cast<size_t>(w.numel())), bf(32);
+  for (int64_t k = 0; k < 32; ++k) {
+    const float f = at("s", k) / std::sqrt(at("v", k) + 1e-5f);
+    for (int64_t i = 0; i < per_channel; ++i)
+      wf[static_cast<size_t>(k * per_channel + i)] = w.data<float>()[k * per_channel + i] * f;
+    const float scaled = ((conv_bias ? at("cb", k) : 0.0f) - at("m", k)) * f;
+    bf[static_cast<size_t>(k)] = scaled + at("b", k);
+  }
+  GraphBuilder b;
+  b.io(true, "X", {1, 3, 16, 16});
+  b.io(false, "Y", {1, 32, 16, 16});
+  b.init("w1f", wf, w.shape());
+  b.init("b1f", bf, {32});
+  auto* c1 = b.node("Conv", "conv1", {"X", "w1f", "b1f"}, {"c1"});
+  GraphBuilder::ints(c1, "pads", {1, 1, 1, 1});
+  b.node("Relu", "relu", {"c1"}, {"r1"});
+  b.init("w2",
+         std::vector<float>(init.at("w2").data<float>(),
+                            init.at("w2").data<float>() + init.at("w2").numel()),
+         init.at("w2").shape());
+  auto* c2 = b.node("Conv", "conv2", {"r1", "w2"}, {"Y"});
+  GraphBuilder::ints(c2, "pads", {1, 1, 1, 1});
+  return b.model;
+}
+
+// bn=weights (the default) folds a BatchNormalization after a Conv into the convolution's weights
+// and bias, as graph optimizers fold it: the group gives, bit for bit, the convolution of
+// a model whose weights were folded by hand (with and without a convolution bias), its trace shows
+// the group as one value, and the version says so.
+TEST(OnednnLayout, BatchNormAfterAConvolutionIsFoldedIntoItsWeights) {
+  TempDir dir;
+  for (bool conv_bias : {false, true}) {
+    SCOPED_TRACE(conv_bias ? "with a convolution bias" : "without");
+    onnx::ModelProto proto = conv_bn_relu_conv();
+    if (conv_bias) {
+      GraphBuilder extra;
+      extra.weight("cb", {32}, 0.4f);
+      *proto.mutable_graph()->add_initializer() = extra.model.graph().initializer(0);
+      proto.mutable_graph()->mutable_node(0)->add_input("cb");
+    }
+    auto model = load_model(save(proto, dir.path.string(), "cbrc.onnx"));
+    ASSERT_TRUE(model.ok()) << model.status().to_string();
+    auto by_hand = load_model(save(folded_by_hand(*model, conv_bias), dir.path.string(), "f.onnx"));
+    ASSERT_TRUE(by_hand.ok()) << by_hand.status().to_string();
+    const std::map<std::string, Tensor> feeds = {
+        {"X", random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, 3)}};
+    const Outcome folded = run_platform("onednn:threads=1", *model, feeds);
+    const Outcome expected = run_platform("onednn:threads=1", *by_hand, feeds);
+    ASSERT_TRUE(folded.status.ok() && expected.status.ok())
+        << folded.status.to_string() << " / " << expected.status.to_string();
+    std::map<std::string, NodeReport> report;
+    for (const auto& [node, r] : folded.reports) report[node] = r;
+    EXPECT_EQ(report["relu"].covers, "conv1,bn,relu");
+    EXPECT_TRUE(folded.trace.at("r1").bitwise_equal(expected.trace.at("r1")));
+    EXPECT_TRUE(folded.outputs[0].tensor.bitwise_equal(expected.outputs[0].tensor));
+    // Other bits than the post-ops' rounded steps (else the knob would be no platform).
+    const Outcome post = run_platform("onednn:threads=1,bn=postops", *model, feeds);
+    ASSERT_TRUE(post.status.ok()) << post.status.to_string();
+    EXPECT_FALSE(folded.trace.at("r1").bitwise_equal(post.trace.at("r1")));
+    EXPECT_LT(max_rel_error(folded.outputs[0].tensor, post.outputs[0].tensor), 1e-4);
+  }
+  auto backend = make_backend(*parse_platform_spec("onednn"));
+  ASSERT_TRUE(backend.ok());
+  EXPECT_NE((*backend)->library().version.find("batch norm in the weights"), std::string::npos);
+}
+
+// The folded weights (bn=weights) and the post-ops' per-channel tensors (bn=postops) are kept
+// across runs of one model file, but a run that feeds its own batch-norm mean computes them from
+// it: a later run is never given an earlier one's.
 TEST(OnednnLayout, AFedBatchNormParameterIsNotReadFromAnEarlierRun) {
   TempDir dir;
   onnx::ModelProto proto = conv_bn_relu_conv();
@@ -252,14 +326,17 @@ TEST(OnednnLayout, AFedBatchNormParameterIsNotReadFromAnEarlierRun) {
     EXPECT_TRUE(out.ok()) << out.status().to_string();
     return out.ok() ? (*out)[0].tensor : Tensor();
   };
-  auto cached = make_backend(*parse_platform_spec("onednn:threads=1"));
-  auto fresh = make_backend(*parse_platform_spec("onednn:threads=1"));
-  ASSERT_TRUE(cached.ok() && fresh.ok());
-  const Tensor first = run(**cached, false);
-  const Tensor fed = run(**cached, true);
-  EXPECT_FALSE(fed.bitwise_equal(first));
-  EXPECT_TRUE(fed.bitwise_equal(run(**fresh, true)));
-  EXPECT_TRUE(run(**cached, false).bitwise_equal(first));
+  for (const char* spec : {"onednn:threads=1", "onednn:threads=1,bn=postops"}) {
+    SCOPED_TRACE(spec);
+    auto cached = make_backend(*parse_platform_spec(spec));
+    auto fresh = make_backend(*parse_platform_spec(spec));
+    ASSERT_TRUE(cached.ok() && fresh.ok());
+    const Tensor first = run(**cached, false);
+    const Tensor fed = run(**cached, true);
+    EXPECT_FALSE(fed.bitwise_equal(first));
+    EXPECT_TRUE(fed.bitwise_equal(run(**fresh, true)));
+    EXPECT_TRUE(run(**cached, false).bitwise_equal(first));
+  }
 }
 
 TEST(OnednnLayoutChild, DISABLED_Run) {

@@ -1,5 +1,8 @@
 #include "backends/onednn/onednn_backend.h"
 
+#include <array>
+#include <deque>
+
 #include "backends/library/qoperator_group.h"
 #include "backends/onednn/fusion_plan.h"
 #include "backends/onednn/onednn_int8.h"
@@ -52,8 +55,14 @@ class OnednnRun : public LibraryRun {
     // A binary operand still in oneDNN's memory (a residual branch) is read from there, by post
     // position (empty for every other post-op); its PostOp holds a shape-only tensor.
     std::vector<dnnl::memory> post_native;
+    // bn=weights: the convolution's weights and bias with the batch norm folded in.
+    const std::array<Tensor, 2>* folded = nullptr;
     for (size_t k = 1; k < group.nodes.size(); ++k) {
       const Node& n = g.nodes[group.nodes[k]];
+      if (n.op_type == "BatchNormalization" && ctx_.opt.bn_in_weights) {
+        IG_ASSIGN_OR_RETURN(folded, bn_folded(g.nodes[group.nodes[0]], n, values));
+        continue;
+      }
       if (n.op_type == "BatchNormalization") {
         IG_ASSIGN_OR_RETURN(std::vector<PostOp> bn,
                             bn_post_ops(g.nodes[group.nodes[0]], n, values));
@@ -81,7 +90,7 @@ class OnednnRun : public LibraryRun {
     }
     post_native.resize(post.size());
     IG_ASSIGN_OR_RETURN(OpResult r, run_native(g.nodes[group.nodes.front()], values, post,
-                                               &g.nodes[group.nodes.back()], &post_native));
+                                               &g.nodes[group.nodes.back()], &post_native, folded));
     return outputs(g.nodes[group.nodes.back()], std::move(r));
   }
 
@@ -149,6 +158,38 @@ class OnednnRun : public LibraryRun {
     return post;
   }
 
+  // The convolution's weights and bias with the batch norm after it folded in. Kept across runs
+  // while both nodes' parameters are the model's initializers, and then constants of this run
+  // (their reorders are kept too); a run that feeds one folds its own.
+  Expected<const std::array<Tensor, 2>*> bn_folded(const Node& conv, const Node& bn,
+                                                   RunValues& values) {
+    onednn::PrimitiveCache& cache = ctx_.cache;
+    std::array<const Tensor*, 4> params{};
+    bool constant = cache.enabled;
+    for (size_t i = 0; i < params.size(); ++i) {
+      IG_ASSIGN_OR_RETURN(params[i], host_tensor(bn, bn.inputs[i + 1], values));
+      constant = constant && cache.constants.count(params[i]->raw());
+    }
+    IG_ASSIGN_OR_RETURN(const Tensor* weights, host_tensor(conv, conv.inputs[1], values));
+    constant = constant && cache.constants.count(weights->raw());
+    const Tensor* bias = nullptr;
+    if (conv.inputs.size() > 2 && !conv.inputs[2].empty()) {
+      IG_ASSIGN_OR_RETURN(bias, host_tensor(conv, conv.inputs[2], values));
+      constant = constant && cache.constants.count(bias->raw());
+    }
+    auto it = cache.bn_folded.find(conv.index);
+    if (!constant || it == cache.bn_folded.end()) {
+      IG_ASSIGN_OR_RETURN(auto made, onednn::bn_into_weights(bn, params, *weights, bias));
+      if (!constant) {
+        folded_this_run_.push_back(std::move(made));
+        return &folded_this_run_.back();
+      }
+      it = cache.bn_folded.insert_or_assign(conv.index, std::move(made)).first;
+    }
+    for (const Tensor& t : it->second) cache.constants.insert(t.raw());
+    return &it->second;
+  }
+
   const TensorLookup& initializers() {
     if (!init_) init_ = initializers_of(model_);
     return init_;
@@ -170,9 +211,11 @@ class OnednnRun : public LibraryRun {
     return !n.outputs.empty() && !n.outputs[0].empty();
   }
 
+  // `folded`: weights and bias read in place of the node's inputs 1 and 2 (bn=weights).
   Expected<OpResult> run_native(const Node& node, RunValues& values,
                                 const std::vector<PostOp>& post, const Node* last = nullptr,
-                                const std::vector<dnnl::memory>* post_native = nullptr) {
+                                const std::vector<dnnl::memory>* post_native = nullptr,
+                                const std::array<Tensor, 2>* folded = nullptr) {
     IG_ASSIGN_OR_RETURN(const onednn::OpDef* def,
                         backend_.table_entry(onednn::ops(), node, model_));
     onednn::OpInputs x{node, model_.opset_for(node.domain), {}};
@@ -196,6 +239,11 @@ class OnednnRun : public LibraryRun {
       shells.push_back(n->second.out);
       x.in.push_back(&shells.back());
       ctx_.native_in[&shells.back()] = n->second.native;
+    }
+    if (folded) {
+      x.in.resize(std::max<size_t>(x.in.size(), 3), nullptr);
+      x.in[1] = &(*folded)[0];
+      x.in[2] = &(*folded)[1];
     }
     for (size_t i = 0; post_native && i < post_native->size(); ++i)
       if ((*post_native)[i]) ctx_.native_in[&post[i].other] = (*post_native)[i];
@@ -258,6 +306,8 @@ class OnednnRun : public LibraryRun {
   const Model& model_;
   TensorLookup init_;  // initializers_of(model_), made when an int8 group first needs it
   onednn::FusionPlan plan_;
+  // bn=weights folds of this run's own parameters (a fed one), alive until the run ends.
+  std::deque<std::array<Tensor, 2>> folded_this_run_;
   // Values a primitive left in its own layout, by name, until the host needs them (to_host).
   std::unordered_map<std::string, OpResult> native_;
 };
@@ -273,7 +323,9 @@ LibraryVersion OnednnBackend::library() const {
   const onednn::Options& o = ctx_.opt;
   return {"oneDNN", fmt::format("{}.{}.{}{}{}{}", v->major, v->minor, v->patch,
                                 o.blocked ? ", blocked layouts" : "",
-                                o.fuse && o.bn_post_ops ? ", batch norm as post-ops" : "",
+                                !o.fuse || !o.bn_post_ops ? ""
+                                : o.bn_in_weights         ? ", batch norm in the weights"
+                                                          : ", batch norm as post-ops",
                                 o.fuse && o.residual_sum ? ", residual sums" : "")};
 }
 

@@ -4,6 +4,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <array>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -33,11 +34,14 @@ struct Options {
   // source in the layout its producer left (a convolution's nChw16c) and write that layout;
   // layout=plain: they run on plain (row-major) tensors, other kernels (ncsp) with other bits.
   bool blocked = true;
-  // bn=postops (with fuse): a BatchNormalization right after a Conv runs as the convolution's
-  // post-ops, (x - mean) * f + B with f = scale / sqrt(var + eps), each step rounded;
-  // bn=primitive: oneDNN's batch-norm kernel, whose JIT form on a blocked layout fuses the final
-  // multiply-add.
-  bool bn_post_ops = true;
+  // bn=weights (with fuse): a BatchNormalization right after a Conv is folded into the
+  // convolution's weights and bias, W * f and (b - mean) * f + B with f = scale / sqrt(var + eps),
+  // each in fp32, the fold graph optimizers (ONNX Runtime's, PyTorch's) make before a run (its
+  // three per-channel binary post-ops took half of MobileNetV2's run); bn=postops: it runs as
+  // those post-ops, (x - mean) * f + B each step rounded; bn=primitive: oneDNN's batch-norm kernel,
+  // whose JIT form on a blocked layout fuses the final multiply-add.
+  bool bn_post_ops = true;    // weights or postops: the BatchNormalization joins the Conv's group
+  bool bn_in_weights = true;  // weights
   // residual=sum (with fuse): a residual Add of a same-shape operand after a Conv runs as oneDNN's
   // sum post-op (the operand is copied into the destination, the convolution adds to it), as
   // frameworks map it, so the convolution keeps the kernels it picks without one (brgconv);
@@ -81,6 +85,10 @@ struct PrimitiveCache {
   uint64_t reordered_constant_bytes = 0;  // held in entries' `constants`
   // bn=postops: a batch norm's post-ops by node index, when its parameters are constants.
   std::unordered_map<size_t, std::vector<PostOp>> bn_post_ops;
+  // bn=weights: a convolution's weights and bias with the batch norm after it folded in, by the
+  // convolution's node index, when the convolution's and the batch norm's parameters are
+  // constants (their storage is added to `constants` each run, so their reorders are kept).
+  std::unordered_map<size_t, std::array<Tensor, 2>> bn_folded;
   std::string key;  // the node now running; "" caches nothing
 };
 

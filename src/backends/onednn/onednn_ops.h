@@ -44,6 +44,13 @@ Expected<std::vector<PostOp>> bn_post_ops(const Node& bn,
                                           const std::array<const Tensor*, 4>& params, size_t rank,
                                           int64_t channels);
 
+// A Conv's weights [M, ...] and bias [M] (nullptr: none, taken as zeros) with the
+// BatchNormalization after it folded in: W * f and (b - mean) * f + B, each in fp32, with f as
+// bn_post_ops computes it. Unsupported unless they are fp32 with M channels.
+Expected<std::array<Tensor, 2>> bn_into_weights(const Node& bn,
+                                                const std::array<const Tensor*, 4>& params,
+                                                const Tensor& weights, const Tensor* bias);
+
 // Registration tables of the two op files.
 const std::vector<OpDef>& nn_ops();
 const std::vector<OpDef>& elementwise_ops();

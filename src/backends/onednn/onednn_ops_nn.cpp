@@ -333,28 +333,70 @@ Expected<OpResult> run_ln(Ctx& c, const OpInputs& x, const std::vector<PostOp>& 
 
 }  // namespace
 
-Expected<std::vector<PostOp>> bn_post_ops(const Node& bn, const std::array<const Tensor*, 4>& p,
-                                          size_t rank, int64_t channels) {
-  if (rank < 2) return unsupported("{}: batch norm post-ops need a channel axis", bn.label());
-  std::array<std::vector<float>, 4> v;  // scale, B, mean, var
+namespace {
+
+// Batch norm's parameters as fp32 per channel: scale, B, mean, var, and f = scale / sqrt(var +
+// eps) in fp32 (the reference backend's bn=folded factor).
+struct BnChannels {
+  std::array<std::vector<float>, 4> v;
+  std::vector<float> factor;
+};
+
+Expected<BnChannels> bn_channels(const Node& bn, const std::array<const Tensor*, 4>& p,
+                                 int64_t channels) {
+  BnChannels b;
   for (size_t i = 0; i < p.size(); ++i) {
     if (p[i]->rank() != 1 || p[i]->numel() != channels)
       return unsupported("{}: input {} is {}, expected [{}]", bn.label(), i + 1, p[i]->describe(),
                          channels);
     const Tensor f = convert_float_tensor(*p[i], DType::kFloat32);
-    v[i].assign(f.data<float>(), f.data<float>() + channels);
+    b.v[i].assign(f.data<float>(), f.data<float>() + channels);
   }
-  // The reference backend's bn=folded factor: f = scale / sqrt(var + eps), in fp32.
   const float eps = bn.attr_float("epsilon", 1e-5f);
-  std::vector<float> factor(v[0].size());
-  for (size_t k = 0; k < factor.size(); ++k) factor[k] = v[0][k] / std::sqrt(v[3][k] + eps);
+  b.factor.resize(b.v[0].size());
+  for (size_t k = 0; k < b.factor.size(); ++k) b.factor[k] = b.v[0][k] / std::sqrt(b.v[3][k] + eps);
+  return b;
+}
+
+}  // namespace
+
+Expected<std::vector<PostOp>> bn_post_ops(const Node& bn, const std::array<const Tensor*, 4>& p,
+                                          size_t rank, int64_t channels) {
+  if (rank < 2) return unsupported("{}: batch norm post-ops need a channel axis", bn.label());
+  IG_ASSIGN_OR_RETURN(BnChannels b, bn_channels(bn, p, channels));
   Shape per_channel(rank, 1);
   per_channel[1] = channels;
   auto op = [&](algorithm alg, const std::vector<float>& values) {
     return PostOp{alg, true, false, 0, 0, Tensor::from_vector(values, per_channel)};
   };
-  return std::vector<PostOp>{op(algorithm::binary_sub, v[2]), op(algorithm::binary_mul, factor),
-                             op(algorithm::binary_add, v[1])};
+  return std::vector<PostOp>{op(algorithm::binary_sub, b.v[2]), op(algorithm::binary_mul, b.factor),
+                             op(algorithm::binary_add, b.v[1])};
+}
+
+Expected<std::array<Tensor, 2>> bn_into_weights(const Node& bn,
+                                                const std::array<const Tensor*, 4>& params,
+                                                const Tensor& weights, const Tensor* bias) {
+  if (weights.rank() < 2 || weights.dtype() != DType::kFloat32 ||
+      (bias && (bias->dtype() != DType::kFloat32 || bias->numel() != weights.dim(0))))
+    return unsupported("{}: batch norm folds only into fp32 convolution weights and bias",
+                       bn.label());
+  const int64_t channels = weights.dim(0);
+  IG_ASSIGN_OR_RETURN(BnChannels b, bn_channels(bn, params, channels));
+  IG_ASSIGN_OR_RETURN(Tensor w, Tensor::create_for_overwrite(DType::kFloat32, weights.shape()));
+  const int64_t per_channel = weights.numel() / channels;
+  const float* from = weights.data<float>();
+  float* to = w.data<float>();
+  for (int64_t m = 0; m < channels; ++m)
+    for (int64_t i = 0; i < per_channel; ++i)
+      to[m * per_channel + i] = from[m * per_channel + i] * b.factor[static_cast<size_t>(m)];
+  IG_ASSIGN_OR_RETURN(Tensor folded_bias, Tensor::create(DType::kFloat32, {channels}));
+  float* out = folded_bias.data<float>();
+  for (int64_t m = 0; m < channels; ++m) {
+    const auto k = static_cast<size_t>(m);
+    const float conv_bias = bias ? bias->data<float>()[m] : 0.0f;
+    out[m] = (conv_bias - b.v[2][k]) * b.factor[k] + b.v[1][k];  // fp-contract=off: two roundings
+  }
+  return std::array<Tensor, 2>{std::move(w), std::move(folded_bias)};
 }
 
 const std::vector<OpDef>& nn_ops() {

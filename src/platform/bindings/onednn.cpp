@@ -137,12 +137,16 @@ const KnobTable kKnobs = {
              "run on row-major tensors (batch norm's ncsp kernel does not fuse its multiply-add)",
      .cause = "fma"},
     {.key = "bn",
-     .default_value = "postops",
-     .values = {"postops", "primitive"},
-     .help = "postops (with fuse=on): a BatchNormalization right after a Conv runs as the "
+     .default_value = "weights",
+     .values = {"weights", "postops", "primitive"},
+     .help = "weights (with fuse=on): a BatchNormalization right after a Conv is folded into the "
+             "convolution's weights and bias (W * f, (b - mean) * f + B, f = scale / sqrt(var + "
+             "eps), in fp32), as graph optimizers (ONNX Runtime's, PyTorch's) fold it before a "
+             "run; postops: it runs as the "
              "convolution's post-ops, (x - mean) * f + B each step rounded; primitive: oneDNN's "
              "batch-norm kernel (on a blocked layout its multiply-add is fused)",
-     .cause = "fma"},
+     // Against the default, either other value leaves the batch norm out of the weights.
+     .cause = "bn-folding"},
     {.key = "residual",
      .default_value = "sum",
      .values = {"sum", "binary"},
@@ -183,7 +187,8 @@ Expected<onednn::Options> parse(const PlatformSpec& spec) {
   o.blocked = *layout == "blocked";
   auto bn = choice_option(spec, kKnobs, "bn");
   if (!bn.ok()) return bn.status();
-  o.bn_post_ops = *bn == "postops";
+  o.bn_post_ops = *bn != "primitive";
+  o.bn_in_weights = *bn == "weights";
   auto residual = choice_option(spec, kKnobs, "residual");
   if (!residual.ok()) return residual.status();
   o.residual_sum = *residual == "sum";
