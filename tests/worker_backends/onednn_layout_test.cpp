@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "backend_test_util.h"
+#include "model/tensor_proto.h"
+#include "tensor/convert.h"
 
 namespace ig::testing {
 namespace {
@@ -302,6 +304,52 @@ TEST(OnednnLayout, BatchNormAfterAConvolutionIsFoldedIntoItsWeights) {
   auto backend = make_backend(*parse_platform_spec("onednn"));
   ASSERT_TRUE(backend.ok());
   EXPECT_NE((*backend)->library().version.find("batch norm in the weights"), std::string::npos);
+}
+
+// bn=weights folds only fp32 weights: a bf16 model's batch norm (opset 22, where Conv takes bf16)
+// stays the convolution's post-ops, the bits of bn=postops, and the group stays fused (a fold
+// refused would run the three nodes one by one).
+TEST(OnednnLayout, ABf16ModelsBatchNormStaysPostOps) {
+  if (!__builtin_cpu_supports("avx512bf16")) GTEST_SKIP() << "CPU lacks avx512_bf16";
+  TempDir dir;
+  // Conv -> BatchNormalization -> Relu in bf16 throughout, as an exporter writes it.
+  GraphBuilder b(22);
+  b.io(true, "X", {1, 3, 16, 16});
+  b.io(false, "r1", {1, 32, 16, 16});
+  auto* c1 = b.node("Conv", "conv1", {"X", b.weight("w1", {32, 3, 3, 3}, 0.3f)}, {"c1"});
+  GraphBuilder::ints(c1, "pads", {1, 1, 1, 1});
+  b.node("BatchNormalization", "bn",
+         {"c1", b.weight("s", {32}, 2.0f), b.weight("b", {32}, 0.5f), b.weight("m", {32}, 0.5f),
+          b.weight("v", {32}, 0.05f)},
+         {"n1"});
+  b.node("Relu", "relu", {"n1"}, {"r1"});
+  onnx::ModelProto proto = b.model;
+  auto* g = proto.mutable_graph();
+  for (auto& init : *g->mutable_initializer()) {
+    auto t = tensor_from_proto(init, "");
+    ASSERT_TRUE(t.ok()) << t.status().to_string();
+    Tensor v = *t;
+    if (init.name() == "v")  // a variance is positive
+      for (int64_t i = 0; i < v.numel(); ++i) v.data<float>()[i] = std::abs(v.data<float>()[i]);
+    const std::string name = init.name();
+    tensor_to_proto(convert_float_tensor(v, DType::kBFloat16), name, &init);
+  }
+  for (auto* io : {g->mutable_input(0), g->mutable_output(0)})
+    io->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BFLOAT16);
+  auto model = load_model(save(proto, dir.path.string(), "bf16.onnx"));
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const std::map<std::string, Tensor> feeds = {
+      {"X", convert_float_tensor(random_uniform_tensor(DType::kFloat32, {1, 3, 16, 16}, 3),
+                                 DType::kBFloat16)}};
+  const Outcome folded = run_platform("onednn:threads=1", *model, feeds);
+  const Outcome post = run_platform("onednn:threads=1,bn=postops", *model, feeds);
+  ASSERT_TRUE(folded.status.ok() && post.status.ok())
+      << folded.status.to_string() << " / " << post.status.to_string();
+  std::map<std::string, NodeReport> report;
+  for (const auto& [node, r] : folded.reports) report[node] = r;
+  EXPECT_EQ(report["relu"].covers, "conv1,bn,relu");
+  EXPECT_TRUE(folded.trace.at("r1").bitwise_equal(post.trace.at("r1")));
+  EXPECT_TRUE(folded.outputs[0].tensor.bitwise_equal(post.outputs[0].tensor));
 }
 
 // The folded weights (bn=weights) and the post-ops' per-channel tensors (bn=postops) are kept

@@ -59,7 +59,8 @@ class OnednnRun : public LibraryRun {
     const std::array<Tensor, 2>* folded = nullptr;
     for (size_t k = 1; k < group.nodes.size(); ++k) {
       const Node& n = g.nodes[group.nodes[k]];
-      if (n.op_type == "BatchNormalization" && ctx_.opt.bn_in_weights) {
+      if (n.op_type == "BatchNormalization" && ctx_.opt.bn_in_weights &&
+          fp32_weights(g.nodes[group.nodes[0]], values)) {
         IG_ASSIGN_OR_RETURN(folded, bn_folded(g.nodes[group.nodes[0]], n, values));
         continue;
       }
@@ -156,6 +157,16 @@ class OnednnRun : public LibraryRun {
                         onednn::bn_post_ops(bn, params, weights.rank(), weights.dim(0)));
     if (constant) cache.bn_post_ops[bn.index] = post;
     return post;
+  }
+
+  // bn=weights folds into fp32 weights and bias; a bf16 model's batch norm stays post-ops.
+  static bool fp32_weights(const Node& conv, RunValues& values) {
+    for (size_t i = 1; i < conv.inputs.size() && i < 3; ++i) {
+      if (conv.inputs[i].empty()) continue;
+      auto t = host_tensor(conv, conv.inputs[i], values);
+      if (!t.ok() || (*t)->dtype() != DType::kFloat32) return false;
+    }
+    return true;
   }
 
   // The convolution's weights and bias with the batch norm after it folded in. Kept across runs

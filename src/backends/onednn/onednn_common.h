@@ -41,7 +41,7 @@ struct Options {
   // those post-ops, (x - mean) * f + B each step rounded; bn=primitive: oneDNN's batch-norm kernel,
   // whose JIT form on a blocked layout fuses the final multiply-add.
   bool bn_post_ops = true;    // weights or postops: the BatchNormalization joins the Conv's group
-  bool bn_in_weights = true;  // weights
+  bool bn_in_weights = true;  // weights (fp32 ones: a bf16 model's batch norm stays post-ops)
   // residual=sum (with fuse): a residual Add of a same-shape operand after a Conv runs as oneDNN's
   // sum post-op (the operand is copied into the destination, the convolution adds to it), as
   // frameworks map it, so the convolution keeps the kernels it picks without one (brgconv);
