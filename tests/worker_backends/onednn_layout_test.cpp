@@ -306,16 +306,18 @@ TEST(OnednnLayout, BatchNormAfterAConvolutionIsFoldedIntoItsWeights) {
   EXPECT_NE((*backend)->library().version.find("batch norm in the weights"), std::string::npos);
 }
 
-// bn=weights folds only fp32 weights: a bf16 model's batch norm (opset 22, where Conv takes bf16)
-// stays the convolution's post-ops, the bits of bn=postops, and the group stays fused (a fold
-// refused would run the three nodes one by one).
-TEST(OnednnLayout, ABf16ModelsBatchNormStaysPostOps) {
+// A bf16 model (opset 22, where Conv takes bf16) runs its convolutions on oneDNN's bf16 kernels,
+// bf16 in and out as the model declares (they ran as fp32 and wrote fp32, so a second convolution
+// was refused for mixing types), within bf16's rounding of the reference. bn=weights folds only
+// fp32 weights: its batch norm stays the convolution's post-ops, the bits of bn=postops, and the
+// group stays fused (a fold refused would run the three nodes one by one).
+TEST(OnednnLayout, ABf16ModelRunsBf16ConvolutionsWithItsBatchNormAsPostOps) {
   if (!__builtin_cpu_supports("avx512bf16")) GTEST_SKIP() << "CPU lacks avx512_bf16";
   TempDir dir;
-  // Conv -> BatchNormalization -> Relu in bf16 throughout, as an exporter writes it.
+  // Conv -> BatchNormalization -> Relu -> Conv in bf16 throughout, as an exporter writes it.
   GraphBuilder b(22);
   b.io(true, "X", {1, 3, 16, 16});
-  b.io(false, "r1", {1, 32, 16, 16});
+  b.io(false, "Y", {1, 8, 16, 16});
   auto* c1 = b.node("Conv", "conv1", {"X", b.weight("w1", {32, 3, 3, 3}, 0.3f)}, {"c1"});
   GraphBuilder::ints(c1, "pads", {1, 1, 1, 1});
   b.node("BatchNormalization", "bn",
@@ -323,6 +325,8 @@ TEST(OnednnLayout, ABf16ModelsBatchNormStaysPostOps) {
           b.weight("v", {32}, 0.05f)},
          {"n1"});
   b.node("Relu", "relu", {"n1"}, {"r1"});
+  auto* c2 = b.node("Conv", "conv2", {"r1", b.weight("w2", {8, 32, 3, 3}, 0.06f)}, {"Y"});
+  GraphBuilder::ints(c2, "pads", {1, 1, 1, 1});
   onnx::ModelProto proto = b.model;
   auto* g = proto.mutable_graph();
   for (auto& init : *g->mutable_initializer()) {
@@ -350,6 +354,20 @@ TEST(OnednnLayout, ABf16ModelsBatchNormStaysPostOps) {
   EXPECT_EQ(report["relu"].covers, "conv1,bn,relu");
   EXPECT_TRUE(folded.trace.at("r1").bitwise_equal(post.trace.at("r1")));
   EXPECT_TRUE(folded.outputs[0].tensor.bitwise_equal(post.outputs[0].tensor));
+  EXPECT_EQ(folded.trace.at("r1").dtype(), DType::kBFloat16);
+  EXPECT_EQ(folded.outputs[0].tensor.dtype(), DType::kBFloat16);
+  EXPECT_NE(report["conv2"].note.find("bf16"), std::string::npos) << report["conv2"].note;
+  const Outcome ref = run_platform("ref", *model, feeds);
+  ASSERT_TRUE(ref.status.ok()) << ref.status.to_string();
+  // Within bf16's rounding, against the largest output (outputs near zero cancel).
+  const Tensor got = convert_float_tensor(folded.outputs[0].tensor, DType::kFloat32);
+  const Tensor want = convert_float_tensor(ref.outputs[0].tensor, DType::kFloat32);
+  float worst = 0, largest = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    worst = std::max(worst, std::abs(got.data<float>()[i] - want.data<float>()[i]));
+    largest = std::max(largest, std::abs(want.data<float>()[i]));
+  }
+  EXPECT_LT(worst, 2e-2f * largest) << worst << " of " << largest;
 }
 
 // The folded weights (bn=weights) and the post-ops' per-channel tensors (bn=postops) are kept

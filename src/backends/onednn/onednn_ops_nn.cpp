@@ -63,10 +63,12 @@ Expected<OpResult> conv_with(Ctx& c, const OpInputs& x, const std::vector<PostOp
   }
   const bool bias = x.has(2);
   const memory::desc bias_md = bias ? any_md({oc}) : memory::desc();
-  dnnl::convolution_forward::desc d(prop_kind::forward_inference, alg,
-                                    any_md(X.shape(), c.opt.compute), any_md(wshape, c.opt.compute),
-                                    bias_md, any_md(out), w->strides, minus_one(w->dilations),
-                                    w->pad_begin, w->pad_end);
+  // A bf16 model's convolution reads and writes bf16 (fp32 sums), as its Gemm and MatMul do; an
+  // fp32 one reads the compute type and writes fp32.
+  dnnl::convolution_forward::desc d(
+      prop_kind::forward_inference, alg, any_md(X.shape(), operand_type(c, X)),
+      any_md(wshape, operand_type(c, W)), bias_md, any_md(out, type_of(X)), w->strides,
+      minus_one(w->dilations), w->pad_begin, w->pad_end);
   auto pd = [&] {
     try {
       return dnnl::convolution_forward::primitive_desc(d, make_attr_any(c.opt, post, out), c.eng);
