@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -61,6 +62,16 @@ Expected<Tensor> tensor_from_reply(const nlohmann::json& e, const RunnerProcess:
   if (!dtype)
     return unsupported("{} output '{}' has type {}", what, e["name"].get<std::string>(), type);
   Shape shape = e["dims"].get<Shape>();
+  if (*dtype != DType::kString && reply.bulk_map) {
+    const uint64_t offset = e["offset"], length = e["length"];
+    IG_ASSIGN_OR_RETURN(const int64_t n, checked_numel(shape));
+    if (offset > reply.bulk_size || length > reply.bulk_size - offset ||
+        length != static_cast<uint64_t>(n) * dtype_size(*dtype))
+      return internal_error("{} output '{}': {} bytes at {} for {}{} in a reply of {}", what,
+                            e["name"].get<std::string>(), length, offset, type,
+                            shape_to_string(shape), reply.bulk_size);
+    return Tensor::borrowing(*dtype, std::move(shape), reply.bulk_lease, reply.bulk_map + offset);
+  }
   // Every byte is read from the reply below, or the tensor is dropped with an error.
   IG_ASSIGN_OR_RETURN(Tensor t, Tensor::create_for_overwrite(*dtype, shape));
   if (*dtype == DType::kString) {
@@ -87,6 +98,7 @@ bool RunnerProcess::Reply::read_body(uint64_t offset, uint64_t length, void* to)
   }
   // Straight from the file into the tensor: one copy of a traced run's values, not two.
   auto* p = static_cast<char*>(to);
+  offset += bulk_at;
   while (length > 0) {
     const ssize_t r = ::pread(bulk_fd, p, length, static_cast<off_t>(offset));
     if (r < 0 && errno == EINTR) continue;
@@ -160,7 +172,41 @@ Expected<std::unique_ptr<RunnerProcess>> RunnerProcess::start(std::vector<std::s
   return runner;
 }
 
+RunnerProcess::Mapping::~Mapping() { ::munmap(bytes, size); }
+
+uint64_t RunnerProcess::next_bulk_at() {
+  uint64_t end = 0;
+  std::erase_if(leases_, [&](const std::weak_ptr<Lease>& w) {
+    auto lease = w.lock();
+    if (lease) end = std::max(end, lease->end);
+    return !lease;
+  });
+  return (end + 63) / 64 * 64;  // every tensor 64-byte aligned, as ORT's allocator aligns them
+}
+
+Expected<bool> RunnerProcess::map_reply(uint64_t at, uint64_t size, Reply* reply) {
+  struct stat st {};
+  if (::fstat(bulk_fd_, &st) != 0)
+    return internal_error("{}: cannot read its bulk file: {}", what_, std::strerror(errno));
+  const auto file_bytes = static_cast<uint64_t>(st.st_size);
+  if (at > file_bytes || size > file_bytes - at)
+    return internal_error("{} sent a malformed reply ({} bytes at {} of a bulk file of {})", what_,
+                          size, at, file_bytes);
+  if (size == 0 || size > kKeepBulkBytes) return false;
+  if (!map_ || map_->size < at + size) {
+    void* p = ::mmap(nullptr, file_bytes, PROT_READ, MAP_SHARED, bulk_fd_, 0);
+    if (p == MAP_FAILED) return false;
+    map_ = std::make_shared<Mapping>(p, file_bytes);
+  }
+  auto lease = std::make_shared<Lease>(Lease{map_, at + size});
+  leases_.push_back(lease);
+  reply->bulk_map = static_cast<const std::byte*>(map_->bytes) + at;
+  reply->bulk_lease = std::move(lease);
+  return true;
+}
+
 RunnerProcess::~RunnerProcess() {
+  // Tensors borrowing a mapping keep it (and its pages) after the runner has gone.
   if (sock_ >= 0) ::close(sock_);  // the runner exits at end of input
   if (bulk_fd_ >= 0) ::close(bulk_fd_);
   if (pid_ > 0) {
@@ -173,12 +219,20 @@ RunnerProcess::~RunnerProcess() {
 
 Expected<RunnerProcess::Reply> RunnerProcess::call(const nlohmann::json& header,
                                                    const std::string& body) {
-  // The last reply was read: a large one's pages go back to the system.
+  // Where this reply goes: past every region a live tensor borrows. With none, a large file's
+  // pages go back to the system (the runners only ever grow it, so no mapping reaches past its
+  // end while a lease lives).
+  const uint64_t at = bulk_fd_ >= 0 ? next_bulk_at() : 0;
   struct stat st {};
-  if (bulk_fd_ >= 0 && ::fstat(bulk_fd_, &st) == 0 &&
-      static_cast<uint64_t>(st.st_size) > kKeepBulkBytes && ::ftruncate(bulk_fd_, 0) != 0)
-    return internal_error("{}: cannot empty its bulk file: {}", what_, std::strerror(errno));
-  const std::string json = header.dump();
+  if (bulk_fd_ >= 0 && at == 0 && ::fstat(bulk_fd_, &st) == 0 &&
+      static_cast<uint64_t>(st.st_size) > kKeepBulkBytes) {
+    map_.reset();
+    if (::ftruncate(bulk_fd_, 0) != 0)
+      return internal_error("{}: cannot empty its bulk file: {}", what_, std::strerror(errno));
+  }
+  nlohmann::json request = header;
+  if (bulk_fd_ >= 0) request["bulk_at"] = at;
+  const std::string json = request.dump();
   const uint32_t hlen = static_cast<uint32_t>(json.size());
   const uint64_t blen = body.size();
   IG_RETURN_IF_ERROR(send_all(sock_, reinterpret_cast<const char*>(&hlen), 4, what_));
@@ -201,7 +255,9 @@ Expected<RunnerProcess::Reply> RunnerProcess::call(const nlohmann::json& header,
     if (!it->is_number_unsigned() || bulk_fd_ < 0 || rb != 0)
       return internal_error("{} sent a malformed reply (bulk)", what_);
     reply.bulk_fd = bulk_fd_;
+    reply.bulk_at = at;
     reply.bulk_size = it->get<uint64_t>();
+    IG_RETURN_IF_ERROR(map_reply(at, reply.bulk_size, &reply).status());
   }
   if (!reply.header.value("ok", false)) {
     const std::string error = reply.header.value("error", std::string("unknown error"));

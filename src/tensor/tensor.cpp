@@ -90,6 +90,18 @@ Expected<Tensor> Tensor::allocate(DType dtype, Shape shape, bool zero) {
   return t;
 }
 
+Tensor Tensor::borrowing(DType dtype, Shape shape, std::shared_ptr<const void> owner,
+                         const std::byte* data) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.numel_ = shape_numel(shape);
+  t.shape_ = std::move(shape);
+  // The aliasing constructor: the count is the owner's, the pointer the data's.
+  t.bytes_ = std::shared_ptr<std::byte[]>(std::const_pointer_cast<void>(std::move(owner)),
+                                          const_cast<std::byte*>(data));
+  return t;
+}
+
 Expected<Tensor> Tensor::shape_only(DType dtype, Shape shape) {
   if (dtype == DType::kUndefined || dtype == DType::kString ||
       !is_valid_dtype(static_cast<int32_t>(dtype))) {

@@ -43,6 +43,10 @@ class Tensor {
   // Dtype and shape without storage (raw() is nullptr): a model's weight in a process whose
   // backend runs the model file itself and never reads it (LoadOptions::initializer_data).
   static Expected<Tensor> shape_only(DType dtype, Shape shape);
+  // Bytes another object owns and keeps alive while any copy of the tensor lives (a runner's
+  // reply in shared memory, read-only): no allocation, no copy.
+  static Tensor borrowing(DType dtype, Shape shape, std::shared_ptr<const void> owner,
+                          const std::byte* data);
 
   template <typename T>
   static Tensor scalar(T v) {

@@ -74,6 +74,32 @@ TEST(RunnerBulk, RepliesThroughTheFileAndTheSocketAreTheSameBits) {
   }
 }
 
+// A reply's tensors borrow the shared file's bytes: while they live, later replies go elsewhere in
+// the file, so a tensor kept across calls keeps its bits; once they are gone the file is reused
+// from its start.
+TEST(RunnerBulk, AKeptReplyIsNeverOverwrittenByTheNext) {
+  const std::string python = venv_python();
+  if (::access(python.c_str(), X_OK) != 0) GTEST_SKIP() << "no python at " << python;
+  auto runner = RunnerProcess::start(
+      {python, "-c", kEchoRunner, source_file("src/backends/pyrunner")}, "echo runner");
+  ASSERT_TRUE(runner.ok()) << runner.status().message();
+  const Tensor first = counting(1 << 20, 0.5f), second = counting(1 << 20, -3.0f);
+  auto kept = echo(**runner, {{"a", Value::of(first)}}, false);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  EXPECT_GE((*runner)->next_bulk_at(), first.nbytes());
+  for (int i = 0; i < 3; ++i) {
+    auto later = echo(**runner, {{"a", Value::of(second)}}, false);
+    ASSERT_TRUE(later.ok()) << later.status().message();
+    EXPECT_TRUE(later->at("a").bitwise_equal(second));
+    EXPECT_TRUE(kept->at("a").bitwise_equal(first)) << "after reply " << i;
+  }
+  kept->clear();
+  EXPECT_EQ((*runner)->next_bulk_at(), 0u);
+  auto again = echo(**runner, {{"a", Value::of(second)}}, false);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_TRUE(again->at("a").bitwise_equal(second));
+}
+
 TEST(RunnerBulk, ReadsPastTheBodyOrTheFileAreErrorsNotGarbage) {
   RunnerProcess::Reply reply;
   reply.body = "abcd";

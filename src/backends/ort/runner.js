@@ -3,8 +3,8 @@
 // Frame, both ways: u32 LE header length, JSON header, u64 LE body length, body bytes. Tensors
 // travel as raw little-endian bytes in the body; the header lists {name, dtype, dims, offset,
 // length} (strings travel in the header). A hello naming a "bulk_fd" (a memory file the worker
-// shares) sends each later reply's body there instead: the header says {bulk: N}, the socket's
-// body is empty (runner_process.h says why).
+// shares) sends each later reply's body there instead, at the request's "bulk_at": the header says
+// {bulk: N}, the socket's body is empty (runner_process.h says why).
 'use strict';
 const fs = require('fs');
 const net = require('net');
@@ -114,9 +114,8 @@ const sock = new net.Socket({ fd: 3, readable: true, writable: true });
 let pending = Buffer.alloc(0);
 let queue = Promise.resolve();
 
-// Writes the chunks to the bulk file, true when all went there.
-function writeBulk(chunks) {
-  let at = 0;
+// Writes the chunks to the bulk file at `at`, true when all went there.
+function writeBulk(chunks, at) {
   try {
     for (const c of chunks) {
       for (let done = 0; done < c.length;) done += fs.writeSync(bulkFd, c, done, c.length - done, at + done);
@@ -128,9 +127,9 @@ function writeBulk(chunks) {
   }
 }
 
-function send(header, chunks) {
+function send(header, chunks, bulkAt) {
   let total = chunks.reduce((n, c) => n + c.length, 0);
-  if (bulkFd !== null && total > 0 && writeBulk(chunks)) {
+  if (bulkFd !== null && total > 0 && writeBulk(chunks, bulkAt)) {
     header = { ...header, bulk: total };
     chunks = [];
     total = 0;
@@ -161,9 +160,10 @@ sock.on('data', (data) => {
     const body = pending.subarray(4 + hlen + 8, end);
     pending = pending.subarray(end);
     // One request at a time, answered in order.
+    const bulkAt = Number.isInteger(req.bulk_at) ? req.bulk_at : 0;
     queue = queue.then(() => handle(req, body))
-      .then(([header, chunks]) => send({ ok: true, ...header }, chunks),
-            (e) => send({ ok: false, error: String(e && e.message ? e.message : e) }, []));
+      .then(([header, chunks]) => send({ ok: true, ...header }, chunks, bulkAt),
+            (e) => send({ ok: false, error: String(e && e.message ? e.message : e) }, [], bulkAt));
   }
 });
 sock.on('end', () => process.exit(0));
