@@ -141,15 +141,11 @@ class OnednnRun : public LibraryRun {
   // initializers: a run that feeds one computes its own.
   Expected<std::vector<PostOp>> bn_post_ops(const Node& conv, const Node& bn, RunValues& values) {
     onednn::PrimitiveCache& cache = ctx_.cache;
-    std::array<const Tensor*, 4> params{};
     bool constant = cache.enabled;
-    for (size_t i = 0; i < params.size(); ++i) {
-      IG_ASSIGN_OR_RETURN(params[i], host_tensor(bn, bn.inputs[i + 1], values));
-      constant = constant && cache.constants.count(params[i]->raw());
-    }
+    IG_ASSIGN_OR_RETURN(const auto params, bn_params(bn, values, &constant));
     IG_ASSIGN_OR_RETURN(const Tensor* w, host_tensor(conv, conv.inputs[1], values));
     const Tensor& weights = *w;  // [M, C/group, k...]: M output channels
-    constant = constant && cache.constants.count(weights.raw());
+    constant = constant && is_constant(weights);
     if (weights.rank() < 1) return unsupported("{}: weights have no output channels", conv.label());
     if (auto it = cache.bn_post_ops.find(bn.index); constant && it != cache.bn_post_ops.end())
       return it->second;
@@ -158,6 +154,19 @@ class OnednnRun : public LibraryRun {
     if (constant) cache.bn_post_ops[bn.index] = post;
     return post;
   }
+
+  // Batch norm's scale, B, mean and var on the host; *constant stays true only while each is one
+  // of this run's initializers (what is made from them may then be kept across runs).
+  Expected<std::array<const Tensor*, 4>> bn_params(const Node& bn, RunValues& values,
+                                                   bool* constant) const {
+    std::array<const Tensor*, 4> params{};
+    for (size_t i = 0; i < params.size(); ++i) {
+      IG_ASSIGN_OR_RETURN(params[i], host_tensor(bn, bn.inputs[i + 1], values));
+      *constant = *constant && is_constant(*params[i]);
+    }
+    return params;
+  }
+  bool is_constant(const Tensor& t) const { return ctx_.cache.constants.count(t.raw()) != 0; }
 
   // bn=weights folds into fp32 weights and bias; a bf16 model's batch norm stays post-ops.
   static bool fp32_weights(const Node& conv, RunValues& values) {
@@ -175,18 +184,14 @@ class OnednnRun : public LibraryRun {
   Expected<const std::array<Tensor, 2>*> bn_folded(const Node& conv, const Node& bn,
                                                    RunValues& values) {
     onednn::PrimitiveCache& cache = ctx_.cache;
-    std::array<const Tensor*, 4> params{};
     bool constant = cache.enabled;
-    for (size_t i = 0; i < params.size(); ++i) {
-      IG_ASSIGN_OR_RETURN(params[i], host_tensor(bn, bn.inputs[i + 1], values));
-      constant = constant && cache.constants.count(params[i]->raw());
-    }
+    IG_ASSIGN_OR_RETURN(const auto params, bn_params(bn, values, &constant));
     IG_ASSIGN_OR_RETURN(const Tensor* weights, host_tensor(conv, conv.inputs[1], values));
-    constant = constant && cache.constants.count(weights->raw());
+    constant = constant && is_constant(*weights);
     const Tensor* bias = nullptr;
     if (conv.inputs.size() > 2 && !conv.inputs[2].empty()) {
       IG_ASSIGN_OR_RETURN(bias, host_tensor(conv, conv.inputs[2], values));
-      constant = constant && cache.constants.count(bias->raw());
+      constant = constant && is_constant(*bias);
     }
     auto it = cache.bn_folded.find(conv.index);
     if (!constant || it == cache.bn_folded.end()) {
